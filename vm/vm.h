@@ -1,0 +1,464 @@
+/*
+** vm.h — the interpreter state and every internal API, grouped by the file
+** that implements it. All interpreter state lives in one VM struct (no
+** mutable globals), so several VMs can live in one process.
+**
+** Errors: inside the VM a raise unwinds with longjmp to the nearest
+** protected call (vm_pcall or an interpreter loop). C code between a raise
+** and its catcher must not hold malloc'd memory it still owns.
+**
+** GC: collection happens only at safepoints (gc_safepoint, called by the
+** interpreter at calls and backward jumps), never inside gc_alloc. A native
+** that calls back into the VM (vm_call...) must root every temporary object
+** it still needs with vm_push_root/vm_pop_roots; its own arguments are
+** already rooted.
+*/
+#ifndef GPY_VM_H
+#define GPY_VM_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "object.h"
+
+#define GPY_VERSION "0.1.0"
+
+/* ---- exceptions: name, base ---- */
+#define EXC_LIST(X)                                   \
+    X(BaseException, BaseException)                   \
+    X(SystemExit, BaseException)                      \
+    X(KeyboardInterrupt, BaseException)               \
+    X(GeneratorExit, BaseException)                   \
+    X(Exception, BaseException)                       \
+    X(StopIteration, Exception)                       \
+    X(ArithmeticError, Exception)                     \
+    X(OverflowError, ArithmeticError)                 \
+    X(ZeroDivisionError, ArithmeticError)             \
+    X(FloatingPointError, ArithmeticError)            \
+    X(AssertionError, Exception)                      \
+    X(AttributeError, Exception)                      \
+    X(EOFError, Exception)                            \
+    X(ImportError, Exception)                         \
+    X(ModuleNotFoundError, ImportError)               \
+    X(LookupError, Exception)                         \
+    X(IndexError, LookupError)                        \
+    X(KeyError, LookupError)                          \
+    X(MemoryError, Exception)                         \
+    X(NameError, Exception)                           \
+    X(UnboundLocalError, NameError)                   \
+    X(OSError, Exception)                             \
+    X(FileNotFoundError, OSError)                     \
+    X(FileExistsError, OSError)                       \
+    X(PermissionError, OSError)                       \
+    X(IsADirectoryError, OSError)                     \
+    X(RuntimeError, Exception)                        \
+    X(NotImplementedError, RuntimeError)              \
+    X(RecursionError, RuntimeError)                   \
+    X(SyntaxError, Exception)                         \
+    X(IndentationError, SyntaxError)                  \
+    X(SystemError, Exception)                         \
+    X(TypeError, Exception)                           \
+    X(ValueError, Exception)                          \
+    X(UnicodeError, ValueError)                       \
+    X(UnicodeDecodeError, UnicodeError)               \
+    X(UnicodeEncodeError, UnicodeError)
+
+typedef enum ExcKind {
+#define EXC_ENUM(name, base) EXC_##name,
+    EXC_LIST(EXC_ENUM)
+#undef EXC_ENUM
+    EXC__COUNT
+} ExcKind;
+
+/* ---- builtin types every part of the VM may reference ---- */
+#define CORE_TYPES(X)                                                           \
+    X(type) X(object) X(NoneType) X(bool) X(int) X(float) X(str) X(list)        \
+    X(tuple) X(dict) X(set) X(frozenset) X(range) X(slice) X(function)          \
+    X(builtin_function) X(method) X(cell) X(module) X(generator) X(code)        \
+    X(source) X(NotImplementedType) X(ellipsis) X(property) X(staticmethod)     \
+    X(classmethod) X(super) X(range_iter) X(list_iter) X(tuple_iter)
+
+/* An activation record of a gpy function. Registers live in vm->stack
+** starting at base. */
+typedef struct Frame {
+    Function *fn;
+    const uint32_t *pc; /* next instruction (saved when the frame is not running) */
+    Value *base;        /* R[0] */
+    Dict *globals;
+    Dict *locals;       /* class-body namespace for LOAD_NAME/STORE_NAME, else NULL */
+    Value handling;     /* exception being handled by an except block, or NONE */
+    Value *ret;         /* where the caller wants the result (NULL: entry frame) */
+    Generator *gen;     /* generator owning this frame, or NULL */
+    int32_t entry;      /* nonzero: returning from this frame returns from vm_run */
+} Frame;
+
+/* Chain of protected-call points (vm_pcall, interpreter loops). */
+typedef struct ErrorJmp {
+    jmp_buf buf;
+    struct ErrorJmp *prev;
+    int32_t nframes; /* frame depth when the protected region was entered */
+    Value *stack_top;
+    int32_t nroots;
+    int32_t c_depth;
+} ErrorJmp;
+
+/* Interned-string table (open addressing over Str*). */
+typedef struct StrTable {
+    Str **slots;
+    int64_t cap, count; /* cap is a power of two; slot NULL empty, (Str*)1 deleted */
+} StrTable;
+
+struct VM {
+    /* types */
+#define TYPE_FIELD(n) Type *t_##n;
+    CORE_TYPES(TYPE_FIELD)
+#undef TYPE_FIELD
+    Type *exc[EXC__COUNT];
+    Type **builtin_types; /* every builtin type made by type_new_builtin */
+    int32_t nbuiltin_types, builtin_types_cap;
+
+    /* singletons */
+    Value not_implemented;
+    Value ellipsis;
+    Value memory_error; /* preallocated MemoryError instance */
+
+    /* value stack (fixed capacity, never moves) and frames */
+    Value *stack;
+    Value *stack_top; /* first free slot above the running frame's registers */
+    Value *stack_end;
+    Frame *frames;
+    int32_t nframes, frames_cap;
+    int32_t recursion_limit; /* max frames, like sys.setrecursionlimit */
+    int32_t c_depth;         /* nested C-level interpreter entries */
+
+    /* errors */
+    ErrorJmp *err;
+    Value exc_value; /* exception being propagated / last caught by vm_pcall */
+
+    /* GC */
+    Obj *objects;
+    size_t bytes_allocated;
+    size_t next_gc;
+    Obj **gray;
+    int64_t ngray, gray_cap;
+    Value *roots;
+    int32_t nroots, roots_cap;
+    bool gc_running;
+    bool gc_stress; /* collect at every safepoint (GPY_GC_STRESS=1) */
+
+    /* strings */
+    StrTable strings;
+    Str *empty_str;
+    Str *single_chars[128]; /* one-character ASCII strings */
+    Str *sym_init, *sym_new, *sym_repr, *sym_str, *sym_call, *sym_name, *sym_class,
+        *sym_dict, *sym_doc, *sym_module, *sym_qualname, *sym_main;
+    Str *dunder_binop[BINOP__COUNT];  /* __add__ ...      */
+    Str *dunder_rbinop[BINOP__COUNT]; /* __radd__ ...     */
+    Str *dunder_ibinop[BINOP__COUNT]; /* __iadd__ ...     */
+
+    /* modules */
+    Dict *builtins;     /* the builtins namespace */
+    Dict *modules;      /* sys.modules: name -> Module */
+    Module *sys_module;
+    Dict *native_modules; /* name -> NativeFunction that builds the module */
+    List *sys_path;
+    List *sys_argv;
+    Str *main_file;
+
+    /* files */
+    Value sys_stdout, sys_stderr, sys_stdin;
+
+    /* interactive / embedding hooks */
+    bool interactive;
+    void *user_data;
+};
+
+/* ================= vm.c: creating and destroying a VM ================= */
+VM *vm_new(int argc, char **argv); /* argv: sys.argv (argv[0] is the script) */
+void vm_free(VM *vm);
+/* Compiles and runs source text as module __main__ (or name). Returns 0 on
+** success; on an uncaught exception prints the traceback to stderr and
+** returns 1; SystemExit returns its code. */
+int vm_run_source(VM *vm, const char *filename, const char *text, size_t len);
+int vm_run_file(VM *vm, const char *path);
+/* Runs one REPL entry in __main__: expression statements print their repr. */
+int vm_run_interactive(VM *vm, const char *text, size_t len);
+
+/* ================= gc.c ================= */
+void *gc_alloc_obj(VM *vm, Type *type, size_t size); /* zeroed, header set */
+void *gc_malloc(VM *vm, size_t size);                /* counted; raises MemoryError */
+void *gc_calloc(VM *vm, size_t n, size_t size);
+void *gc_realloc(VM *vm, void *p, size_t old_size, size_t new_size);
+void gc_free(VM *vm, void *p, size_t size);
+void gc_mark_value(VM *vm, Value v);
+void gc_mark_obj(VM *vm, Obj *o);
+void gc_safepoint(VM *vm); /* collects when the allocation budget is spent */
+void gc_collect(VM *vm);
+void vm_push_root(VM *vm, Value v);
+void vm_pop_roots(VM *vm, int n);
+
+/* ================= error.c: exceptions ================= */
+_Noreturn void vm_raise(VM *vm, Type *exc_type, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+#define vm_raise_kind(vm, kind, ...) vm_raise((vm), (vm)->exc[EXC_##kind], __VA_ARGS__)
+_Noreturn void vm_throw(VM *vm, Value exc); /* exc: an exception instance or class */
+Value exc_new(VM *vm, Type *type, int argc, Value *argv); /* instantiate without raising */
+Value exc_new_msg(VM *vm, Type *type, const char *msg);
+bool vm_exc_matches(VM *vm, Value exc, Value cls_or_tuple);
+/* Runs fn(vm, ud) protected. Returns true on success; on an exception
+** returns false with the exception in vm->exc_value, frames unwound. */
+bool vm_pcall(VM *vm, void (*fn)(VM *vm, void *ud), void *ud);
+/* Adds a traceback line for proto at instruction index pc. */
+void exc_add_trace(VM *vm, Value exc, Proto *proto, int32_t pc);
+/* Prints "Traceback (most recent call last): ..." with source lines, chained
+** causes/contexts, then "ValueError: msg", like CPython. */
+void exc_print(VM *vm, Value exc, FILE *out);
+Str *exc_message(VM *vm, Value exc); /* str(exc) */
+/* Argument checks for natives, raising TypeError with Python's wording. */
+void arg_count(VM *vm, const char *fname, int argc, int min, int max);
+void arg_no_kwargs(VM *vm, const char *fname, Dict *kwargs);
+int64_t arg_int(VM *vm, const char *fname, Value v);   /* int/bool or __index__ */
+double arg_float(VM *vm, const char *fname, Value v);  /* int/bool/float */
+Str *arg_str(VM *vm, const char *fname, Value v);
+/* Looks up and removes keyword name from kwargs; EMPTY if absent. */
+Value kwarg_take(VM *vm, Dict *kwargs, const char *name);
+void kwargs_check_empty(VM *vm, const char *fname, Dict *kwargs);
+
+/* A syntax error found by the parser or compiler. */
+typedef struct SyntaxErr {
+    int line, col;        /* 1-based */
+    int end_col;          /* for the ^^^ underline; 0 = single caret */
+    bool indentation;     /* IndentationError */
+    char msg[256];
+} SyntaxErr;
+/* Builds a SyntaxError instance (filename, lineno, offset, text) */
+Value exc_syntax_error(VM *vm, Source *src, const SyntaxErr *err);
+
+/* ================= ops.c: generic operations ================= */
+Type *vm_typeof(VM *vm, Value v);
+const char *vm_type_name(VM *vm, Value v);
+bool type_is_subtype(Type *t, Type *base);
+bool vm_isinstance(VM *vm, Value v, Type *t);
+bool vm_truthy(VM *vm, Value v);
+Value vm_binop(VM *vm, BinOp op, Value a, Value b);
+Value vm_inplace(VM *vm, BinOp op, Value a, Value b);
+Value vm_unop(VM *vm, UnOp op, Value a);
+Value vm_compare(VM *vm, CmpOp op, Value a, Value b); /* IS/IN too */
+bool vm_equal(VM *vm, Value a, Value b);
+bool vm_is(Value a, Value b);
+int64_t vm_hash(VM *vm, Value v); /* CPython's numeric hash for numbers */
+Str *vm_repr(VM *vm, Value v);
+Str *vm_str(VM *vm, Value v);
+Str *vm_format(VM *vm, Value v, Str *spec); /* format(v, spec); spec may be NULL */
+Value vm_getattr(VM *vm, Value obj, Str *name);     /* raises AttributeError */
+Value vm_getattr_opt(VM *vm, Value obj, Str *name); /* EMPTY if missing */
+void vm_setattr(VM *vm, Value obj, Str *name, Value v);
+void vm_delattr(VM *vm, Value obj, Str *name);
+Value vm_getitem(VM *vm, Value obj, Value key);
+void vm_setitem(VM *vm, Value obj, Value key, Value v);
+void vm_delitem(VM *vm, Value obj, Value key);
+Value vm_iter(VM *vm, Value v);
+bool vm_next(VM *vm, Value iter, Value *out);
+int64_t vm_len(VM *vm, Value v);
+bool vm_contains(VM *vm, Value container, Value item);
+int64_t vm_to_index(VM *vm, Value v); /* int, bool, or __index__; TypeError otherwise */
+/* Normalizes a Python index against len (negative from the end); raises
+** IndexError "<what> index out of range" when outside [0, len). */
+int64_t vm_index_check(VM *vm, int64_t idx, int64_t len, const char *what);
+/* Resolves a Slice against len: start, stop, step and the element count. */
+int64_t slice_indices(VM *vm, Slice *s, int64_t len, int64_t *start, int64_t *stop, int64_t *step);
+
+/* ================= number.c: int, float, bool, None ================= */
+Value int_from_str(VM *vm, const char *s, size_t len, int base); /* int("..") rules */
+Value float_from_str(VM *vm, const char *s, size_t len);
+bool int_add_overflow(int64_t a, int64_t b, int64_t *r);
+Value num_binop(VM *vm, BinOp op, Value a, Value b); /* both numbers; raises */
+Value num_compare(VM *vm, CmpOp op, Value a, Value b);
+int64_t num_floordiv(VM *vm, int64_t a, int64_t b); /* raises ZeroDivisionError */
+int64_t num_mod(VM *vm, int64_t a, int64_t b);
+double float_mod(double a, double b);
+Value num_pow(VM *vm, Value a, Value b);
+
+/* ================= format.c ================= */
+/* repr of a float exactly as CPython prints it (shortest round-trip). */
+int float_repr(double d, char *buf, size_t size);
+Str *format_float_spec(VM *vm, double d, Str *spec);
+Str *format_int_spec(VM *vm, int64_t i, Str *spec);
+Str *format_str_spec(VM *vm, Str *s, Str *spec);
+Str *str_percent_format(VM *vm, Str *fmt, Value args); /* "..." % args */
+Str *str_format_method(VM *vm, Str *fmt, int argc, Value *argv, Dict *kwargs);
+
+/* ================= str.c ================= */
+Str *str_new(VM *vm, const char *s, size_t len); /* short strings are interned */
+Str *str_cstr(VM *vm, const char *s);
+Str *str_intern(VM *vm, const char *s, size_t len);
+Str *str_printf(VM *vm, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+Str *str_concat(VM *vm, Str *a, Str *b);
+bool str_equal(Str *a, Str *b);
+Str *str_repr(VM *vm, Str *s); /* 'it''s' quoting like CPython */
+int64_t str_hash_bytes(const char *s, size_t len);
+#define STR_VAL(s) OBJ_VAL(s)
+#define IS_STR(vm, v) (IS_OBJ(v) && AS_OBJ(v)->type == (vm)->t_str)
+#define AS_STR(v) ((Str *)AS_OBJ(v))
+
+/* Growable byte buffer for building strings (malloc'd; sb_finish frees it). */
+typedef struct StrBuf {
+    char *data;
+    size_t len, cap;
+} StrBuf;
+void sb_init(StrBuf *sb);
+void sb_putc(StrBuf *sb, char c);
+void sb_append(StrBuf *sb, const char *s, size_t len);
+void sb_appends(StrBuf *sb, const char *s);
+void sb_append_str(StrBuf *sb, Str *s);
+void sb_printf(StrBuf *sb, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+Str *sb_finish(VM *vm, StrBuf *sb);
+void sb_free(StrBuf *sb);
+
+/* ================= list.c / tuple.c ================= */
+List *list_new(VM *vm, int64_t cap);
+void list_append(VM *vm, List *l, Value v);
+List *list_from_iterable(VM *vm, Value it);
+void list_sort(VM *vm, List *l, Value key, bool reverse); /* stable */
+Tuple *tuple_new(VM *vm, int64_t len); /* items set to None */
+Tuple *tuple_from_array(VM *vm, int64_t len, const Value *items);
+Tuple *tuple_from_iterable(VM *vm, Value it);
+#define IS_LIST(vm, v) (IS_OBJ(v) && AS_OBJ(v)->type == (vm)->t_list)
+#define IS_TUPLE(vm, v) (IS_OBJ(v) && AS_OBJ(v)->type == (vm)->t_tuple)
+#define AS_LIST(v) ((List *)AS_OBJ(v))
+#define AS_TUPLE(v) ((Tuple *)AS_OBJ(v))
+
+/* ================= dict.c ================= */
+Dict *dict_new(VM *vm);
+bool dict_get(VM *vm, Dict *d, Value key, Value *out);
+void dict_set(VM *vm, Dict *d, Value key, Value value);
+bool dict_del(VM *vm, Dict *d, Value key); /* false if absent */
+Value dict_get_str(VM *vm, Dict *d, Str *key); /* EMPTY if absent; no user code runs */
+void dict_set_str(VM *vm, Dict *d, Str *key, Value value);
+Value dict_get_cstr(VM *vm, Dict *d, const char *key);
+void dict_set_cstr(VM *vm, Dict *d, const char *key, Value value);
+/* Iteration: *pos starts at 0; returns false at the end. */
+bool dict_next(Dict *d, int64_t *pos, Value *key, Value *value);
+Dict *dict_copy(VM *vm, Dict *d);
+void dict_update(VM *vm, Dict *d, Value other); /* dict or iterable of pairs */
+#define IS_DICT(vm, v) (IS_OBJ(v) && AS_OBJ(v)->type == (vm)->t_dict)
+#define AS_DICT(v) ((Dict *)AS_OBJ(v))
+
+/* ================= set.c ================= */
+Set *set_new(VM *vm, Type *type); /* t_set or t_frozenset */
+void set_add(VM *vm, Set *s, Value v);
+bool set_contains(VM *vm, Set *s, Value v);
+bool set_discard(VM *vm, Set *s, Value v);
+bool set_next(Set *s, int64_t *pos, Value *key);
+
+/* ================= range.c / slice.c ================= */
+Value range_new(VM *vm, int64_t start, int64_t stop, int64_t step);
+int64_t range_len(Range *r);
+Value slice_new(VM *vm, Value start, Value stop, Value step);
+
+/* ================= function.c: functions, methods, cells, natives ================= */
+Function *function_new(VM *vm, Proto *proto, Dict *globals);
+Proto *proto_new(VM *vm);
+Cell *cell_new(VM *vm, Value v);
+Value native_new(VM *vm, const char *name, NativeFn fn, Value data);
+Value bound_method_new(VM *vm, Value self, Value func);
+void type_add_method(VM *vm, Type *t, const char *name, NativeFn fn);
+void module_add_function(VM *vm, Module *m, const char *name, NativeFn fn);
+int32_t proto_line_at(Proto *p, int32_t pc);
+/* The native currently executing (for NativeFunction.data): set by the
+** caller before invoking fn. */
+NativeFunction *vm_current_native(VM *vm);
+
+/* ================= class.c: type objects, instances, super ================= */
+/* A builtin type, allocated and registered; usable after vm bootstrap. */
+Type *type_new_builtin(VM *vm, const char *name, Type *base, uint32_t flags);
+/* class statement: name, bases tuple, namespace dict -> new class */
+Value class_new(VM *vm, Str *name, Tuple *bases, Dict *ns);
+/* Looks name up in t and its bases; EMPTY if absent. */
+Value type_lookup(VM *vm, Type *t, Str *name);
+/* object's generic attribute protocol (instance dict, then class, binding
+** functions to methods; property/staticmethod/classmethod handled). */
+Value generic_getattr(VM *vm, Value self, Str *name);
+void generic_setattr(VM *vm, Value self, Str *name, Value value);
+void class_init(VM *vm);
+
+/* ================= interp.c / call.c / generator.c ================= */
+Value vm_call(VM *vm, Value callee, int argc, Value *argv);
+Value vm_call_kw(VM *vm, Value callee, int argc, Value *argv, Dict *kwargs);
+/* Calls obj.name(*argv); raises AttributeError if missing. */
+Value vm_call_method(VM *vm, Value obj, Str *name, int argc, Value *argv);
+/* Runs a module/REPL body proto with globals; returns its result. */
+Value vm_exec_proto(VM *vm, Proto *p, Dict *globals);
+/* name of the currently running gpy function's module file, for errors */
+Value generator_new(VM *vm, Function *fn, Value *args);
+void generator_init(VM *vm);
+void function_init(VM *vm);
+
+/* ================= lexer.c / parser.c / ast.c ================= */
+typedef enum ParseMode { PARSE_FILE, PARSE_INTERACTIVE, PARSE_EVAL } ParseMode;
+/* Parses text into an AST (AST_MODULE) allocated in arena. On a syntax error
+** returns NULL and fills *err (the first error, like CPython). */
+AstNode *parse_source(Arena *arena, const char *filename, const char *text, size_t len,
+                      ParseMode mode, SyntaxErr *err);
+Arena *arena_new(void);
+void *arena_alloc(Arena *a, size_t size); /* zeroed, 16-byte aligned; aborts never: returns NULL on OOM */
+void arena_free(Arena *a);
+size_t arena_bytes(Arena *a);
+
+/* ================= scope.c / compiler.c ================= */
+/* Compiles a parsed module into a Proto. mode PARSE_INTERACTIVE makes
+** expression statements print their value. Returns NULL with *err filled on
+** a compile-time error (e.g. 'return' outside function). */
+Proto *comp_module(VM *vm, Source *src, AstNode *module, ParseMode mode, SyntaxErr *err);
+/* Prints the bytecode (gpy --dis). */
+void comp_disassemble(VM *vm, Proto *p, FILE *out);
+
+/* ================= module.c ================= */
+Module *module_new(VM *vm, Str *name);
+/* import name (dotted): returns the module (the top-level one for a.b when
+** top is true). Searches next to the importer, GPY_PATH, sys.path, builtins. */
+Value vm_import(VM *vm, Str *name, bool top);
+void module_register_native(VM *vm, const char *name, Module *(*build)(VM *vm));
+Source *source_new(VM *vm, Str *filename, const char *text, size_t len);
+/* Parses + compiles source; raises SyntaxError on failure. */
+Proto *vm_compile_source(VM *vm, Source *src, ParseMode mode);
+
+/* ================= stdlib ================= */
+void builtins_init(VM *vm);       /* stdlib/builtins.c: fills vm->builtins */
+Module *stdlib_math(VM *vm);      /* stdlib/math.c */
+Module *stdlib_time(VM *vm);      /* stdlib/time.c */
+Module *stdlib_sys(VM *vm);       /* stdlib/sys.c */
+Module *stdlib_os(VM *vm);        /* stdlib/os.c */
+Module *stdlib_random(VM *vm);    /* stdlib/random.c */
+void file_init(VM *vm);           /* stdlib/file.c: file objects, open() */
+Value file_open(VM *vm, Str *path, Str *mode);
+Value file_from_stream(VM *vm, FILE *f, const char *name, const char *mode, bool owned);
+void file_write(VM *vm, Value file, Str *s); /* any object with write() */
+void file_flush(VM *vm, Value file);
+
+/* Per-type init: fill slots and methods of the core types. Called by vm_new
+** after the core type objects and the string/dict machinery exist. */
+void str_init(VM *vm);
+void list_init(VM *vm);
+void tuple_init(VM *vm);
+void dict_init(VM *vm);
+void set_init(VM *vm);
+void range_init(VM *vm);
+void slice_init(VM *vm);
+void number_init(VM *vm); /* int, float, bool, NoneType, NotImplemented, ellipsis */
+void error_init(VM *vm);  /* exception hierarchy */
+void module_init(VM *vm);
+
+#endif
