@@ -135,7 +135,7 @@ def main():
         folder = os.path.join(ROOT, "tests", suite)
         ext = ".sh" if suite == "cli" else ".gpy"
         for name in sorted(os.listdir(folder)):
-            if name.endswith(ext):
+            if name.endswith(ext) and not name.startswith("_"):
                 path = os.path.join(folder, name)
                 if a.filters and not any(f in path for f in a.filters):
                     continue
