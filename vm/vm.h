@@ -146,6 +146,7 @@ struct VM {
     int32_t nroots, roots_cap;
     bool gc_running;
     bool gc_stress; /* collect at every safepoint (GPY_GC_STRESS=1) */
+    bool gc_gray_overflow; /* gc.c: the gray stack could not grow; rescan marked objects */
 
     /* strings */
     StrTable strings;
@@ -172,6 +173,9 @@ struct VM {
     /* interactive / embedding hooks */
     bool interactive;
     void *user_data;
+    /* vm.c: set when SystemExit ended a run (the REPL / embedder then exits) */
+    bool exit_requested;
+    int exit_code;
 };
 
 /* ================= vm.c: creating and destroying a VM ================= */
@@ -206,6 +210,9 @@ _Noreturn void vm_raise(VM *vm, Type *exc_type, const char *fmt, ...)
     ;
 #define vm_raise_kind(vm, kind, ...) vm_raise((vm), (vm)->exc[EXC_##kind], __VA_ARGS__)
 _Noreturn void vm_throw(VM *vm, Value exc); /* exc: an exception instance or class */
+/* Re-raises an exception instance as is: no __context__ change, no
+** instantiation (propagating an exception caught by vm_pcall). */
+_Noreturn void vm_rethrow(VM *vm, Value exc);
 Value exc_new(VM *vm, Type *type, int argc, Value *argv); /* instantiate without raising */
 Value exc_new_msg(VM *vm, Type *type, const char *msg);
 bool vm_exc_matches(VM *vm, Value exc, Value cls_or_tuple);
