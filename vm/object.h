@@ -195,6 +195,15 @@ typedef struct Cell {
     Value value; /* EMPTY while unbound */
 } Cell;
 
+/* A method of a builtin type made by type_add_method has obj.flags
+** NATIVE_FLAG_METHOD and data = the Type it belongs to. Natives may assume
+** argv[0] is an instance of that type, so the CALL PATH MUST CHECK IT:
+** when the flag is set, call native_check_self(vm, nf, argc, argv) before
+** invoking fn (TypeError "descriptor 'append' for 'list' objects doesn't
+** apply to a 'int' object"), because T.method(x, ...) reaches the native
+** unbound with any x. Other natives (module functions, plain native_new)
+** do not have the flag. */
+#define NATIVE_FLAG_METHOD 1
 typedef struct NativeFunction {
     Obj obj;
     const char *name;

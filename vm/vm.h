@@ -117,6 +117,8 @@ struct VM {
     Type *exc[EXC__COUNT];
     Type **builtin_types; /* every builtin type made by type_new_builtin */
     int32_t nbuiltin_types, builtin_types_cap;
+    uint32_t type_version_next;     /* class.c: source of fresh Type.version values (never 0) */
+    NativeFunction *current_native; /* set by the caller before invoking a native (vm_current_native) */
 
     /* singletons */
     Value not_implemented;
@@ -152,6 +154,7 @@ struct VM {
     StrTable strings;
     Str *empty_str;
     Str *single_chars[128]; /* one-character ASCII strings */
+    Type *t_str_iter;       /* str.c: iter("...") */
     Str *sym_init, *sym_new, *sym_repr, *sym_str, *sym_call, *sym_name, *sym_class,
         *sym_dict, *sym_doc, *sym_module, *sym_qualname, *sym_main;
     Str *dunder_binop[BINOP__COUNT];  /* __add__ ...      */
@@ -170,9 +173,24 @@ struct VM {
     /* files */
     Value sys_stdout, sys_stderr, sys_stdin;
 
+    /* containers (list.c, dict.c, set.c): helper types and state */
+    Type *t_dict_keys, *t_dict_values, *t_dict_items;          /* views */
+    Type *t_dict_keyiter, *t_dict_valueiter, *t_dict_itemiter; /* iterators */
+    Type *t_set_iter;
+    uint64_t dict_version; /* last Dict.version handed out: versions are unique per VM */
+
     /* interactive / embedding hooks */
     bool interactive;
     void *user_data;
+
+    /* interpreter (interp.c) private state */
+    int32_t interp_nframes;  /* nframes as the interpreter last set it (survives vm_throw) */
+    uintptr_t c_stack_base;  /* C stack address at the outermost interpreter entry */
+    struct InterpCtorEntry {  /* class -> __init__ run inline by CALL (weak, version-checked) */
+        Type *type;
+        uint32_t version;
+        Function *init;
+    } interp_ctor[32];
     /* vm.c: set when SystemExit ended a run (the REPL / embedder then exits) */
     bool exit_requested;
     int exit_code;
@@ -199,6 +217,7 @@ void gc_mark_value(VM *vm, Value v);
 void gc_mark_obj(VM *vm, Obj *o);
 void gc_safepoint(VM *vm); /* collects when the allocation budget is spent */
 void gc_collect(VM *vm);
+void gc_free_all(VM *vm); /* vm_free: finalizes and frees every object */
 void vm_push_root(VM *vm, Value v);
 void vm_pop_roots(VM *vm, int n);
 
@@ -312,6 +331,14 @@ Str *str_concat(VM *vm, Str *a, Str *b);
 bool str_equal(Str *a, Str *b);
 Str *str_repr(VM *vm, Str *s); /* 'it''s' quoting like CPython */
 int64_t str_hash_bytes(const char *s, size_t len);
+/* GC (gc.c, before sweeping): drops interned strings that are unmarked;
+** the intern table holds its strings weakly. */
+void str_table_sweep(VM *vm);
+/* ascii(): escapes every non-ASCII character of s as \xNN, \uNNNN or
+** \UNNNNNNNN (s is usually a repr). Returns s itself when it is ASCII. */
+Str *str_to_ascii(VM *vm, Str *s);
+/* chr(cp): the one-character string (cp < 0x110000, checked by the caller). */
+Str *str_from_codepoint(VM *vm, uint32_t cp);
 #define STR_VAL(s) OBJ_VAL(s)
 #define IS_STR(vm, v) (IS_OBJ(v) && AS_OBJ(v)->type == (vm)->t_str)
 #define AS_STR(v) ((Str *)AS_OBJ(v))
@@ -338,6 +365,7 @@ void sb_free(StrBuf *sb);
 List *list_new(VM *vm, int64_t cap);
 void list_append(VM *vm, List *l, Value v);
 List *list_from_iterable(VM *vm, Value it);
+void list_extend(VM *vm, List *l, Value iterable); /* l += iterable */
 void list_sort(VM *vm, List *l, Value key, bool reverse); /* stable */
 Tuple *tuple_new(VM *vm, int64_t len); /* items set to None */
 Tuple *tuple_from_array(VM *vm, int64_t len, const Value *items);
@@ -369,10 +397,23 @@ void set_add(VM *vm, Set *s, Value v);
 bool set_contains(VM *vm, Set *s, Value v);
 bool set_discard(VM *vm, Set *s, Value v);
 bool set_next(Set *s, int64_t *pos, Value *key);
+void set_update(VM *vm, Set *s, Value iterable); /* s |= iterable (any iterable) */
+/* The frozenset constant CPython's compiler makes for a set display whose
+** items are all constants (after folding: numbers, -numbers, strs, None,
+** True/False, tuples of those): frozenset(items), rebuilt once more in its
+** own iteration order (CPython's constant merging does that). To get
+** CPython's iteration order for sets of numbers, a compiler should emit such
+** a display with more than 2 items, used as a value, as
+** BUILD_SET 0 + SET_UPDATE(K) (CPython: BUILD_SET/LOAD_CONST/SET_UPDATE),
+** and `for x in {...}` / a comprehension over {...} (any count) should
+** iterate K itself (CPython's AST optimizer does that). */
+Set *set_const_frozen(VM *vm, int64_t n, const Value *items);
 
 /* ================= range.c / slice.c ================= */
 Value range_new(VM *vm, int64_t start, int64_t stop, int64_t step);
 int64_t range_len(Range *r);
+/* Iterator over r from its last element to its first (builtins.reversed). */
+Value range_reversed(VM *vm, Range *r);
 Value slice_new(VM *vm, Value start, Value stop, Value step);
 
 /* ================= function.c: functions, methods, cells, natives ================= */
@@ -387,6 +428,11 @@ int32_t proto_line_at(Proto *p, int32_t pc);
 /* The native currently executing (for NativeFunction.data): set by the
 ** caller before invoking fn. */
 NativeFunction *vm_current_native(VM *vm);
+/* For natives with NATIVE_FLAG_METHOD (object.h): raises TypeError unless
+** argv[0] exists and is an instance of the type in nf->data. */
+void native_check_self(VM *vm, NativeFunction *nf, int argc, Value *argv);
+/* Bytes of p->caches (interp.c), so that Proto's finalizer can gc_free them. */
+size_t interp_caches_size(Proto *p);
 
 /* ================= class.c: type objects, instances, super ================= */
 /* A builtin type, allocated and registered; usable after vm bootstrap. */
@@ -402,13 +448,16 @@ void generic_setattr(VM *vm, Value self, Str *name, Value value);
 void class_init(VM *vm);
 
 /* ================= interp.c / call.c / generator.c ================= */
+/* Calls any callable from C. argv may point anywhere below vm->stack_top
+** (or off the VM stack); gpy functions run in a nested interpreter loop. */
 Value vm_call(VM *vm, Value callee, int argc, Value *argv);
 Value vm_call_kw(VM *vm, Value callee, int argc, Value *argv, Dict *kwargs);
 /* Calls obj.name(*argv); raises AttributeError if missing. */
 Value vm_call_method(VM *vm, Value obj, Str *name, int argc, Value *argv);
 /* Runs a module/REPL body proto with globals; returns its result. */
 Value vm_exec_proto(VM *vm, Proto *p, Dict *globals);
-/* name of the currently running gpy function's module file, for errors */
+/* A generator for generator function fn; args holds its fn->proto->nregs
+** registers with the arguments already bound (copied). */
 Value generator_new(VM *vm, Function *fn, Value *args);
 void generator_init(VM *vm);
 void function_init(VM *vm);
@@ -416,7 +465,13 @@ void function_init(VM *vm);
 /* ================= lexer.c / parser.c / ast.c ================= */
 typedef enum ParseMode { PARSE_FILE, PARSE_INTERACTIVE, PARSE_EVAL } ParseMode;
 /* Parses text into an AST (AST_MODULE) allocated in arena. On a syntax error
-** returns NULL and fills *err (the first error, like CPython). */
+** returns NULL and fills *err (the first error, like CPython). The arena
+** holds all identifiers and strings (NUL-terminated); free it to discard.
+** PARSE_EVAL: the module's body is exactly one AST_EXPR (the expression;
+**   leading spaces/tabs are allowed, as eval() strips them).
+** PARSE_INTERACTIVE: parsed exactly like a file (one complete REPL entry).
+** Guarantees for later passes: tree depth <= 3000 (deeper input is a
+** SyntaxError), err->col may be 0 when CPython reports no column. */
 AstNode *parse_source(Arena *arena, const char *filename, const char *text, size_t len,
                       ParseMode mode, SyntaxErr *err);
 Arena *arena_new(void);
@@ -441,6 +496,9 @@ void module_register_native(VM *vm, const char *name, Module *(*build)(VM *vm));
 Source *source_new(VM *vm, Str *filename, const char *text, size_t len);
 /* Parses + compiles source; raises SyntaxError on failure. */
 Proto *vm_compile_source(VM *vm, Source *src, ParseMode mode);
+/* Reads a file into a new Source named filename. Returns NULL with *err set
+** to an errno value when the file cannot be read (raises only MemoryError). */
+Source *source_from_file(VM *vm, Str *filename, const char *path, int *err);
 
 /* ================= stdlib ================= */
 void builtins_init(VM *vm);       /* stdlib/builtins.c: fills vm->builtins */

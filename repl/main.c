@@ -1,0 +1,356 @@
+/*
+** main.c — the `gpy` command: run a file, a -c string or standard input,
+** dump the syntax tree or bytecode of a file, or read-eval-print lines.
+*/
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ast.h"
+#include "gpy.h"
+#include "vm.h"
+
+#if defined(__clang__)
+#define GPY_COMPILER "clang " __clang_version__
+#elif defined(__GNUC__)
+#define GPY_COMPILER "gcc " __VERSION__
+#else
+#define GPY_COMPILER "unknown compiler"
+#endif
+
+static void usage(FILE *out) {
+    fputs("usage: gpy [option] ... [-c cmd | file | -] [arg] ...\n"
+          "Options:\n"
+          "  -c cmd      program passed in as string (terminates option list)\n"
+          "  -h, --help  print this help message and exit\n"
+          "  --version   print the version and build information and exit\n"
+          "  --ast FILE  print the syntax tree of FILE\n"
+          "  --dis FILE  print the bytecode of FILE\n"
+          "Arguments:\n"
+          "  file        program read from script file\n"
+          "  -           program read from stdin\n"
+          "  arg ...     arguments passed to the program in sys.argv[1:]\n"
+          "With no file, gpy starts an interactive prompt (Ctrl-D exits).\n"
+          "Environment:\n"
+          "  GPY_PATH         ':'-separated directories searched by import\n"
+          "  GPY_GC_STRESS=1  collect garbage at every safepoint (debugging)\n",
+          out);
+}
+
+/* Reads all of f into a malloc'd NUL-terminated buffer. */
+static char *read_all(FILE *f, size_t *out_len) {
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    if (!buf) return NULL;
+    for (;;) {
+        if (len + 1 >= cap) {
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                return NULL;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t n = fread(buf + len, 1, cap - len - 1, f);
+        len += n;
+        if (n == 0) break;
+    }
+    buf[len] = '\0';
+    *out_len = len;
+    return buf;
+}
+
+/* ------------------------------------------------------------ debug dumps */
+
+typedef struct DumpCtx {
+    const char *path;
+    bool dis;
+    int open_errno;
+} DumpCtx;
+
+static void dump_body(VM *vm, void *ud) {
+    DumpCtx *c = ud;
+    Str *fname = str_cstr(vm, c->path);
+    vm_push_root(vm, STR_VAL(fname));
+    Source *src = source_from_file(vm, fname, c->path, &c->open_errno);
+    if (!src) return;
+    vm_push_root(vm, OBJ_VAL(src));
+    if (c->dis) {
+        Proto *p = vm_compile_source(vm, src, PARSE_FILE);
+        comp_disassemble(vm, p, stdout);
+    } else {
+        src->arena = arena_new();
+        if (!src->arena) vm_throw(vm, vm->memory_error);
+        SyntaxErr err;
+        memset(&err, 0, sizeof err);
+        AstNode *ast = parse_source(src->arena, c->path, src->text, src->len, PARSE_FILE, &err);
+        if (!ast) vm_throw(vm, exc_syntax_error(vm, src, &err));
+        ast_dump(ast, stdout);
+    }
+    vm_pop_roots(vm, 2);
+}
+
+static int dump_file(const char *path, bool dis) {
+    char *args[] = {(char *)path};
+    VM *vm = vm_new(1, args);
+    if (!vm) return 1;
+    DumpCtx c = {.path = path, .dis = dis};
+    int rc = 0;
+    if (!vm_pcall(vm, dump_body, &c)) {
+        fflush(stdout);
+        exc_print(vm, vm->exc_value, stderr);
+        rc = 1;
+    } else if (c.open_errno) {
+        fprintf(stderr, "gpy: can't open file '%s': [Errno %d] %s\n", path, c.open_errno, strerror(c.open_errno));
+        rc = 2;
+    }
+    fflush(stdout);
+    vm_free(vm);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ REPL */
+
+/* What the text typed so far needs before it can be compiled. */
+typedef struct EntryState {
+    bool open;  /* inside brackets, a triple-quoted string, or after a backslash */
+    bool block; /* a compound statement: ends with an empty line */
+    bool blank; /* nothing but whitespace and comments */
+} EntryState;
+
+static bool starts_with_word(const char *s, const char *w) {
+    size_t n = strlen(w);
+    return strncmp(s, w, n) == 0 && !(s[n] == '_' || (s[n] >= 'a' && s[n] <= 'z') || (s[n] >= 'A' && s[n] <= 'Z') ||
+                                      (s[n] >= '0' && s[n] <= '9'));
+}
+
+/* A small scanner: brackets, strings, comments, and lines ending in ':'. */
+static EntryState scan_entry(const char *s, size_t len) {
+    EntryState st = {.open = false, .block = false, .blank = true};
+    int depth = 0;
+    char quote = 0;
+    bool triple = false, backslash = false, colon_line = false;
+    char last = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        if (quote) {
+            if (c == '\\') {
+                i++;
+                continue;
+            }
+            if (triple) {
+                if (c == quote && i + 2 < len && s[i + 1] == quote && s[i + 2] == quote) {
+                    quote = 0;
+                    i += 2;
+                    last = c;
+                }
+            } else if (c == quote || c == '\n') {
+                quote = 0;
+                last = c;
+            }
+            continue;
+        }
+        backslash = false;
+        if (c == '#') {
+            while (i + 1 < len && s[i + 1] != '\n') i++;
+            continue;
+        }
+        if (c == '\n') {
+            if (depth == 0 && last == ':') colon_line = true;
+            if (depth == 0) last = 0;
+            continue;
+        }
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\f') continue;
+        st.blank = false;
+        if (c == '\\' && i + 1 < len && s[i + 1] == '\n') {
+            backslash = true;
+            i++;
+            continue;
+        }
+        if (c == '\'' || c == '"') {
+            quote = c;
+            triple = i + 2 < len && s[i + 1] == c && s[i + 2] == c;
+            if (triple) i += 2;
+        } else if (c == '(' || c == '[' || c == '{') {
+            depth++;
+        } else if (c == ')' || c == ']' || c == '}') {
+            if (depth > 0) depth--;
+        }
+        last = c;
+    }
+    if (backslash && len > 0 && s[len - 1] != '\n') backslash = false;
+    st.open = depth > 0 || (quote && triple) || backslash;
+    const char *p = s;
+    while (*p == ' ' || *p == '\t') p++;
+    static const char *const kws[] = {"if", "for", "while", "def", "class", "with", "try", "async"};
+    for (size_t k = 0; k < sizeof kws / sizeof kws[0]; k++)
+        if (starts_with_word(p, kws[k])) st.block = true;
+    if (*p == '@' || colon_line) st.block = true;
+    return st;
+}
+
+static bool is_blank_line(const char *line) {
+    for (; *line; line++)
+        if (*line != ' ' && *line != '\t' && *line != '\n' && *line != '\r' && *line != '\f') return false;
+    return true;
+}
+
+static int repl(VM *vm) {
+    bool tty = isatty(0);
+    if (tty) {
+        printf("gpy %s\nType Ctrl-D to exit.\n", GPY_VERSION);
+        fflush(stdout);
+    }
+    char *entry = NULL, *line = NULL;
+    size_t entry_len = 0, entry_cap = 0, line_cap = 0;
+    int rc = 0;
+    for (;;) {
+        if (tty) {
+            fputs(entry_len ? "... " : ">>> ", stdout);
+            fflush(stdout);
+        }
+        ssize_t n = getline(&line, &line_cap, stdin);
+        if (n < 0) {
+            if (tty) fputc('\n', stdout);
+            break;
+        }
+        if (entry_len + (size_t)n + 1 > entry_cap) {
+            size_t cap = (entry_len + (size_t)n + 1) * 2;
+            char *ne = realloc(entry, cap);
+            if (!ne) {
+                fprintf(stderr, "gpy: out of memory\n");
+                rc = 1;
+                break;
+            }
+            entry = ne;
+            entry_cap = cap;
+        }
+        memcpy(entry + entry_len, line, (size_t)n);
+        entry_len += (size_t)n;
+        entry[entry_len] = '\0';
+        EntryState st = scan_entry(entry, entry_len);
+        if (st.blank && !st.open) {
+            entry_len = 0;
+            continue;
+        }
+        if (st.open) continue;
+        if (st.block && !is_blank_line(line)) continue;
+        vm_run_interactive(vm, entry, entry_len);
+        entry_len = 0;
+        fflush(stdout);
+        if (vm->exit_requested) {
+            rc = vm->exit_code;
+            break;
+        }
+    }
+    free(entry);
+    free(line);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ main */
+
+static int run_stdin(VM *vm) {
+    size_t len;
+    char *text = read_all(stdin, &len);
+    if (!text) {
+        fprintf(stderr, "gpy: out of memory reading stdin\n");
+        return 1;
+    }
+    int rc = vm_run_source(vm, "<stdin>", text, len);
+    free(text);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    setvbuf(stdout, NULL, isatty(1) ? _IOLBF : _IOFBF, 0);
+
+    enum { MODE_REPL, MODE_FILE, MODE_CMD, MODE_STDIN } mode = MODE_REPL;
+    const char *target = NULL;
+    int first_arg = argc; /* index of the first argv entry passed to the program */
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0) {
+            printf("gpy %s\n", GPY_VERSION);
+            printf("built with %s; device: none (CPU only)\n", GPY_COMPILER);
+            return 0;
+        }
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        }
+        if (strcmp(a, "--ast") == 0 || strcmp(a, "--dis") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "gpy: argument expected for the %s option\n", a);
+                usage(stderr);
+                return 2;
+            }
+            int rc = dump_file(argv[i + 1], a[2] == 'd');
+            fflush(stdout);
+            return rc;
+        }
+        if (strcmp(a, "-c") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "gpy: argument expected for the -c option\n");
+                usage(stderr);
+                return 2;
+            }
+            mode = MODE_CMD;
+            target = argv[i + 1];
+            first_arg = i + 2;
+            break;
+        }
+        if (strcmp(a, "-") == 0) {
+            mode = MODE_STDIN;
+            first_arg = i + 1;
+            break;
+        }
+        if (strcmp(a, "--") == 0) {
+            if (i + 1 < argc) {
+                mode = MODE_FILE;
+                target = argv[i + 1];
+                first_arg = i + 2;
+            }
+            break;
+        }
+        if (a[0] == '-' && a[1] != '\0') {
+            fprintf(stderr, "gpy: unknown option %s\n", a);
+            usage(stderr);
+            return 2;
+        }
+        mode = MODE_FILE;
+        target = a;
+        first_arg = i + 1;
+        break;
+    }
+
+    /* sys.argv: [script or '-c' or '-' or ''] + the remaining arguments */
+    int nrest = argc - first_arg;
+    char **pargv = malloc(sizeof(char *) * (size_t)(nrest + 1));
+    if (!pargv) return 1;
+    pargv[0] = mode == MODE_FILE ? (char *)target : mode == MODE_CMD ? "-c" : mode == MODE_STDIN ? "-" : "";
+    for (int i = 0; i < nrest; i++) pargv[i + 1] = argv[first_arg + i];
+
+    VM *vm = vm_new(nrest + 1, pargv);
+    if (!vm) {
+        fprintf(stderr, "gpy: failed to initialize the VM\n");
+        free(pargv);
+        return 1;
+    }
+    int rc;
+    switch (mode) {
+    case MODE_FILE: rc = vm_run_file(vm, target); break;
+    case MODE_CMD: rc = vm_run_source(vm, "<string>", target, strlen(target)); break;
+    case MODE_STDIN: rc = run_stdin(vm); break;
+    default: rc = repl(vm); break;
+    }
+    fflush(stdout);
+    vm_free(vm);
+    free(pargv);
+    fflush(stdout);
+    fflush(stderr);
+    return rc;
+}

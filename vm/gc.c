@@ -1,0 +1,255 @@
+/*
+** gc.c — precise, non-moving mark-sweep collector and the counted
+** allocator every object and internal buffer goes through.
+**
+** Objects form one singly linked list (vm->objects). Marking uses an
+** explicit gray stack so deeply nested structures never recurse on the C
+** stack; when the gray stack cannot grow, marked-but-untraced objects are
+** found again by rescanning the object list (slow, but needs no memory).
+** Collection only happens at safepoints (gc_safepoint), never inside an
+** allocation, so C code that does not call back into gpy code needs no roots.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "vm.h"
+
+/* Requests beyond this are treated as impossible (and as overflowed size
+** computations) and raise MemoryError without asking malloc. */
+#define GC_MAX_ALLOC ((size_t)1 << 48)
+#define GC_MIN_THRESHOLD ((size_t)8 << 20)
+
+/* Raises the preallocated MemoryError: allocates nothing. */
+static _Noreturn void out_of_memory(VM *vm) {
+    if (IS_EMPTY(vm->memory_error)) {
+        fprintf(stderr, "gpy: fatal: out of memory during startup\n");
+        abort();
+    }
+    vm_throw(vm, vm->memory_error);
+}
+
+void *gc_alloc_obj(VM *vm, Type *type, size_t size) {
+    if (size < sizeof(Obj) || size > UINT32_MAX) out_of_memory(vm);
+    Obj *o = calloc(1, size);
+    if (!o) out_of_memory(vm);
+    o->type = type;
+    o->gc_size = (uint32_t)size;
+    o->gc_next = vm->objects;
+    vm->objects = o;
+    vm->bytes_allocated += size;
+    return o;
+}
+
+void *gc_malloc(VM *vm, size_t size) {
+    if (size > GC_MAX_ALLOC) out_of_memory(vm);
+    void *p = malloc(size ? size : 1);
+    if (!p) out_of_memory(vm);
+    vm->bytes_allocated += size;
+    return p;
+}
+
+void *gc_calloc(VM *vm, size_t n, size_t size) {
+    if (size && n > GC_MAX_ALLOC / size) out_of_memory(vm);
+    size_t total = n * size;
+    void *p = calloc(total ? total : 1, 1);
+    if (!p) out_of_memory(vm);
+    vm->bytes_allocated += total;
+    return p;
+}
+
+/* new_size 0 frees the block and returns NULL. On failure the old block
+** stays valid (and owned by the caller's object) and MemoryError is raised. */
+void *gc_realloc(VM *vm, void *p, size_t old_size, size_t new_size) {
+    if (new_size == 0) {
+        gc_free(vm, p, old_size);
+        return NULL;
+    }
+    if (new_size > GC_MAX_ALLOC) out_of_memory(vm);
+    void *q = realloc(p, new_size);
+    if (!q) out_of_memory(vm);
+    vm->bytes_allocated -= old_size <= vm->bytes_allocated ? old_size : vm->bytes_allocated;
+    vm->bytes_allocated += new_size;
+    return q;
+}
+
+void gc_free(VM *vm, void *p, size_t size) {
+    if (!p) return;
+    free(p);
+    vm->bytes_allocated -= size <= vm->bytes_allocated ? size : vm->bytes_allocated;
+}
+
+/* ---------------------------------------------------------------- marking */
+
+void gc_mark_obj(VM *vm, Obj *o) {
+    if (!o || o->marked) return;
+    o->marked = 1;
+    if (vm->ngray == vm->gray_cap) {
+        int64_t cap = vm->gray_cap ? vm->gray_cap * 2 : 1024;
+        Obj **g = realloc(vm->gray, (size_t)cap * sizeof(Obj *));
+        if (!g) {
+            /* Leave o marked but untraced; the rescan in gc_collect finds it. */
+            vm->gc_gray_overflow = true;
+            return;
+        }
+        vm->gray = g;
+        vm->gray_cap = cap;
+    }
+    vm->gray[vm->ngray++] = o;
+}
+
+void gc_mark_value(VM *vm, Value v) {
+    if (IS_OBJ(v)) gc_mark_obj(vm, AS_OBJ(v));
+}
+
+/* Marks what one object references: its class, a type's own fields, then
+** whatever the type's mark slot knows about. */
+static void trace(VM *vm, Obj *o) {
+    Type *t = o->type;
+    if (!t) return;
+    gc_mark_obj(vm, &t->obj);
+    if (t == vm->t_type) {
+        Type *ty = (Type *)o;
+        gc_mark_obj(vm, (Obj *)ty->name);
+        gc_mark_obj(vm, (Obj *)ty->base);
+        gc_mark_obj(vm, (Obj *)ty->dict);
+    }
+    if (t->mark) t->mark(vm, o);
+}
+
+static void drain_gray(VM *vm) {
+    while (vm->ngray > 0) trace(vm, vm->gray[--vm->ngray]);
+}
+
+static void mark_roots(VM *vm) {
+#define MARK_TYPE(n) gc_mark_obj(vm, (Obj *)vm->t_##n);
+    CORE_TYPES(MARK_TYPE)
+#undef MARK_TYPE
+    for (int i = 0; i < EXC__COUNT; i++) gc_mark_obj(vm, (Obj *)vm->exc[i]);
+    for (int32_t i = 0; i < vm->nbuiltin_types; i++) gc_mark_obj(vm, (Obj *)vm->builtin_types[i]);
+
+    gc_mark_value(vm, vm->not_implemented);
+    gc_mark_value(vm, vm->ellipsis);
+    gc_mark_value(vm, vm->memory_error);
+
+    if (vm->stack)
+        for (Value *v = vm->stack; v < vm->stack_top; v++) gc_mark_value(vm, *v);
+    for (int32_t i = 0; i < vm->nframes; i++) {
+        Frame *f = &vm->frames[i];
+        gc_mark_obj(vm, (Obj *)f->fn);
+        gc_mark_obj(vm, (Obj *)f->globals);
+        gc_mark_obj(vm, (Obj *)f->locals);
+        gc_mark_value(vm, f->handling);
+    }
+    gc_mark_value(vm, vm->exc_value);
+    for (int32_t i = 0; i < vm->nroots; i++) gc_mark_value(vm, vm->roots[i]);
+
+    gc_mark_obj(vm, (Obj *)vm->empty_str);
+    for (int i = 0; i < 128; i++) gc_mark_obj(vm, (Obj *)vm->single_chars[i]);
+    Str *syms[] = {vm->sym_init, vm->sym_new, vm->sym_repr, vm->sym_str, vm->sym_call,
+                   vm->sym_name, vm->sym_class, vm->sym_dict, vm->sym_doc, vm->sym_module,
+                   vm->sym_qualname, vm->sym_main};
+    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) gc_mark_obj(vm, (Obj *)syms[i]);
+    for (int i = 0; i < BINOP__COUNT; i++) {
+        gc_mark_obj(vm, (Obj *)vm->dunder_binop[i]);
+        gc_mark_obj(vm, (Obj *)vm->dunder_rbinop[i]);
+        gc_mark_obj(vm, (Obj *)vm->dunder_ibinop[i]);
+    }
+
+    gc_mark_obj(vm, (Obj *)vm->builtins);
+    gc_mark_obj(vm, (Obj *)vm->modules);
+    gc_mark_obj(vm, (Obj *)vm->sys_module);
+    gc_mark_obj(vm, (Obj *)vm->native_modules);
+    gc_mark_obj(vm, (Obj *)vm->sys_path);
+    gc_mark_obj(vm, (Obj *)vm->sys_argv);
+    gc_mark_obj(vm, (Obj *)vm->main_file);
+    gc_mark_value(vm, vm->sys_stdout);
+    gc_mark_value(vm, vm->sys_stderr);
+    gc_mark_value(vm, vm->sys_stdin);
+}
+
+/* Marks everything reachable. When the gray stack overflowed, every marked
+** object is traced again until a pass completes without overflow: tracing
+** is idempotent, so this only costs time. */
+static void mark_all(VM *vm) {
+    vm->gc_gray_overflow = false;
+    mark_roots(vm);
+    drain_gray(vm);
+    while (vm->gc_gray_overflow) {
+        vm->gc_gray_overflow = false;
+        for (Obj *o = vm->objects; o; o = o->gc_next) {
+            if (o->marked) {
+                trace(vm, o);
+                drain_gray(vm);
+            }
+        }
+    }
+}
+
+/* Frees every unmarked object. Finalizers all run before anything is
+** freed, so a finalizer may still look at its (possibly dead) class. */
+static void sweep(VM *vm) {
+    for (Obj *o = vm->objects; o; o = o->gc_next)
+        if (!o->marked && o->type && o->type->finalize) o->type->finalize(vm, o);
+    Obj **link = &vm->objects;
+    while (*link) {
+        Obj *o = *link;
+        if (o->marked) {
+            o->marked = 0;
+            link = &o->gc_next;
+        } else {
+            *link = o->gc_next;
+            vm->bytes_allocated -= o->gc_size <= vm->bytes_allocated ? o->gc_size : vm->bytes_allocated;
+            free(o);
+        }
+    }
+}
+
+void gc_collect(VM *vm) {
+    if (vm->gc_running) return;
+    vm->gc_running = true;
+    mark_all(vm);
+    str_table_sweep(vm); /* interned strings are weak */
+    sweep(vm);
+    size_t live = vm->bytes_allocated;
+    vm->next_gc = live * 2 > GC_MIN_THRESHOLD ? live * 2 : GC_MIN_THRESHOLD;
+    vm->gc_running = false;
+}
+
+void gc_safepoint(VM *vm) {
+    if ((vm->bytes_allocated > vm->next_gc || vm->gc_stress) && !vm->gc_running) gc_collect(vm);
+}
+
+/* Frees every object at VM teardown: all finalizers first, then memory. */
+void gc_free_all(VM *vm) {
+    vm->gc_running = true;
+    for (Obj *o = vm->objects; o; o = o->gc_next)
+        if (o->type && o->type->finalize) o->type->finalize(vm, o);
+    Obj *o = vm->objects;
+    while (o) {
+        Obj *next = o->gc_next;
+        free(o);
+        o = next;
+    }
+    vm->objects = NULL;
+    free(vm->gray);
+    vm->gray = NULL;
+    vm->ngray = vm->gray_cap = 0;
+}
+
+/* ------------------------------------------------------------------ roots */
+
+void vm_push_root(VM *vm, Value v) {
+    if (vm->nroots == vm->roots_cap) {
+        int32_t cap = vm->roots_cap ? vm->roots_cap * 2 : 64;
+        Value *r = realloc(vm->roots, (size_t)cap * sizeof(Value));
+        if (!r) out_of_memory(vm);
+        vm->roots = r;
+        vm->roots_cap = cap;
+    }
+    vm->roots[vm->nroots++] = v;
+}
+
+void vm_pop_roots(VM *vm, int n) {
+    vm->nroots -= n;
+    if (vm->nroots < 0) vm->nroots = 0;
+}

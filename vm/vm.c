@@ -1,0 +1,373 @@
+/*
+** vm.c — creating and destroying a VM, and running programs: a file, a
+** string, or one REPL entry, each in module __main__, with uncaught
+** exceptions printed as CPython prints them and SystemExit turned into
+** an exit status.
+*/
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vm.h"
+
+#define STACK_VALUES ((size_t)1 << 22) /* 64 MiB of address space; pages are touched lazily */
+#define MAX_RECURSION_LIMIT 100000     /* the most sys.setrecursionlimit may allow */
+#define FRAMES_CAP (MAX_RECURSION_LIMIT + 64)
+#define DEFAULT_RECURSION_LIMIT 1000
+#define INITIAL_GC_THRESHOLD ((size_t)8 << 20)
+
+#ifndef PATH_MAX
+#define PATH_MAX 4096
+#endif
+
+/* ------------------------------------------------------------- bootstrap */
+
+static void register_builtin_type(VM *vm, Type *t) {
+    if (vm->nbuiltin_types == vm->builtin_types_cap) {
+        int32_t cap = vm->builtin_types_cap ? vm->builtin_types_cap * 2 : 64;
+        vm->builtin_types = gc_realloc(vm, vm->builtin_types, (size_t)vm->builtin_types_cap * sizeof(Type *),
+                                       (size_t)cap * sizeof(Type *));
+        vm->builtin_types_cap = cap;
+    }
+    vm->builtin_types[vm->nbuiltin_types++] = t;
+}
+
+/* Step 1: the core type objects, raw (no names, no dicts, no slots yet). */
+static void make_core_types(VM *vm) {
+    static const char *const names[] = {
+        "type", "object", "NoneType", "bool", "int", "float", "str", "list", "tuple", "dict", "set",
+        "frozenset", "range", "slice", "function", "builtin_function_or_method", "method", "cell", "module",
+        "generator", "code", "source", "NotImplementedType", "ellipsis", "property", "staticmethod",
+        "classmethod", "super", "range_iterator", "list_iterator", "tuple_iterator",
+    };
+    Type **fields[] = {
+#define TYPE_PTR(n) &vm->t_##n,
+        CORE_TYPES(TYPE_PTR)
+#undef TYPE_PTR
+    };
+    _Static_assert(sizeof names / sizeof names[0] == sizeof fields / sizeof fields[0],
+                   "CORE_TYPES and the name table disagree");
+    size_t n = sizeof names / sizeof names[0];
+    for (size_t i = 0; i < n; i++) {
+        Type *t = gc_alloc_obj(vm, vm->t_type, sizeof(Type));
+        *fields[i] = t;
+        if (i == 0) t->obj.type = t; /* type is an instance of itself */
+        t->cname = names[i];
+    }
+    for (size_t i = 0; i < n; i++) {
+        Type *t = *fields[i];
+        t->base = t == vm->t_object ? NULL : t == vm->t_bool ? vm->t_int : vm->t_object;
+        register_builtin_type(vm, t);
+    }
+    vm->t_object->flags |= TYPE_BASETYPE;
+}
+
+static Str *intern(VM *vm, const char *s) { return str_intern(vm, s, strlen(s)); }
+
+/* Step 2: the interned strings every part of the VM uses. */
+static void make_strings(VM *vm) {
+    vm->empty_str = str_intern(vm, "", 0);
+    for (int i = 0; i < 128; i++) {
+        char c = (char)i;
+        vm->single_chars[i] = str_intern(vm, &c, 1);
+    }
+    vm->sym_init = intern(vm, "__init__");
+    vm->sym_new = intern(vm, "__new__");
+    vm->sym_repr = intern(vm, "__repr__");
+    vm->sym_str = intern(vm, "__str__");
+    vm->sym_call = intern(vm, "__call__");
+    vm->sym_name = intern(vm, "__name__");
+    vm->sym_class = intern(vm, "__class__");
+    vm->sym_dict = intern(vm, "__dict__");
+    vm->sym_doc = intern(vm, "__doc__");
+    vm->sym_module = intern(vm, "__module__");
+    vm->sym_qualname = intern(vm, "__qualname__");
+    vm->sym_main = intern(vm, "__main__");
+    static const char *const ops[BINOP__COUNT] = {"add",      "sub", "mul",    "matmul", "truediv",
+                                                  "floordiv", "mod", "pow",    "lshift", "rshift",
+                                                  "and",      "or",  "xor"};
+    char buf[32];
+    for (int i = 0; i < BINOP__COUNT; i++) {
+        snprintf(buf, sizeof buf, "__%s__", ops[i]);
+        vm->dunder_binop[i] = intern(vm, buf);
+        snprintf(buf, sizeof buf, "__r%s__", ops[i]);
+        vm->dunder_rbinop[i] = intern(vm, buf);
+        snprintf(buf, sizeof buf, "__i%s__", ops[i]);
+        vm->dunder_ibinop[i] = intern(vm, buf);
+    }
+}
+
+/* sys.path: the script's directory ('' until a file runs), then GPY_PATH. */
+static void make_sys_path(VM *vm) {
+    vm->sys_path = list_new(vm, 4);
+    list_append(vm, vm->sys_path, STR_VAL(vm->empty_str));
+    const char *gp = getenv("GPY_PATH");
+    while (gp && *gp) {
+        const char *colon = strchr(gp, ':');
+        size_t n = colon ? (size_t)(colon - gp) : strlen(gp);
+        if (n > 0) list_append(vm, vm->sys_path, STR_VAL(str_new(vm, gp, n)));
+        gp = colon ? colon + 1 : NULL;
+    }
+}
+
+typedef struct InitCtx {
+    int argc;
+    char **argv;
+} InitCtx;
+
+/* Steps 3 and 4: names and dicts of the core types, every per-type init,
+** then the module system with sys created eagerly. */
+static void init_all(VM *vm, void *ud) {
+    InitCtx *c = ud;
+    for (int32_t i = 0; i < vm->nbuiltin_types; i++) {
+        Type *t = vm->builtin_types[i];
+        t->name = intern(vm, t->cname);
+        t->dict = dict_new(vm);
+    }
+    vm->builtins = dict_new(vm);
+    vm->modules = dict_new(vm);
+    vm->native_modules = dict_new(vm);
+
+    function_init(vm);
+    class_init(vm);
+    number_init(vm);
+    str_init(vm);
+    list_init(vm);
+    tuple_init(vm);
+    dict_init(vm);
+    set_init(vm);
+    range_init(vm);
+    slice_init(vm);
+    generator_init(vm);
+    error_init(vm);
+    module_init(vm);
+    file_init(vm);
+    builtins_init(vm);
+
+    vm->sys_argv = list_new(vm, c->argc > 0 ? c->argc : 1);
+    for (int i = 0; i < c->argc; i++) list_append(vm, vm->sys_argv, STR_VAL(str_cstr(vm, c->argv[i])));
+    if (c->argc == 0) list_append(vm, vm->sys_argv, STR_VAL(vm->empty_str));
+    make_sys_path(vm);
+
+    module_register_native(vm, "math", stdlib_math);
+    module_register_native(vm, "time", stdlib_time);
+    module_register_native(vm, "sys", stdlib_sys);
+    module_register_native(vm, "os", stdlib_os);
+    module_register_native(vm, "random", stdlib_random);
+
+    vm->sys_module = stdlib_sys(vm);
+    dict_set_cstr(vm, vm->modules, "sys", OBJ_VAL(vm->sys_module));
+
+    Module *bm = module_new(vm, intern(vm, "builtins"));
+    bm->dict = vm->builtins;
+    dict_set_str(vm, vm->builtins, vm->sym_name, STR_VAL(bm->name));
+    dict_set_cstr(vm, vm->modules, "builtins", OBJ_VAL(bm));
+
+    Module *mm = module_new(vm, vm->sym_main);
+    dict_set_str(vm, vm->modules, vm->sym_main, OBJ_VAL(mm));
+}
+
+VM *vm_new(int argc, char **argv) {
+    VM *vm = calloc(1, sizeof(VM));
+    if (!vm) return NULL;
+    vm->stack = calloc(STACK_VALUES, sizeof(Value));
+    vm->frames = calloc(FRAMES_CAP, sizeof(Frame));
+    if (!vm->stack || !vm->frames) {
+        free(vm->stack);
+        free(vm->frames);
+        free(vm);
+        return NULL;
+    }
+    vm->stack_top = vm->stack;
+    vm->stack_end = vm->stack + STACK_VALUES;
+    vm->frames_cap = FRAMES_CAP;
+    vm->recursion_limit = DEFAULT_RECURSION_LIMIT;
+    vm->next_gc = INITIAL_GC_THRESHOLD;
+    const char *stress = getenv("GPY_GC_STRESS");
+    vm->gc_stress = stress && stress[0] && strcmp(stress, "0") != 0;
+    vm->exc_value = NONE_VAL;
+    vm->gc_running = true; /* no collection until the bootstrap is complete */
+
+    /* Before error_init, any raise is a fatal bootstrap bug (vm_raise aborts). */
+    make_core_types(vm);
+    make_strings(vm);
+    InitCtx ctx = {.argc = argc, .argv = argv};
+    if (!vm_pcall(vm, init_all, &ctx)) {
+        fprintf(stderr, "gpy: fatal error: VM initialization failed\n");
+        if (!IS_EMPTY(vm->exc_value) && vm->exc[EXC_BaseException]) exc_print(vm, vm->exc_value, stderr);
+        vm->gc_running = false;
+        vm_free(vm);
+        return NULL;
+    }
+    vm->gc_running = false;
+    vm->exc_value = NONE_VAL;
+    return vm;
+}
+
+static void flush_std(VM *vm, void *ud) {
+    (void)ud;
+    if (!IS_EMPTY(vm->sys_stdout) && !IS_NONE(vm->sys_stdout)) file_flush(vm, vm->sys_stdout);
+    if (!IS_EMPTY(vm->sys_stderr) && !IS_NONE(vm->sys_stderr)) file_flush(vm, vm->sys_stderr);
+}
+
+/* Flushes sys.stdout and sys.stderr, ignoring errors (e.g. a closed pipe). */
+static void flush_streams(VM *vm) {
+    Value saved = vm->exc_value;
+    vm_pcall(vm, flush_std, NULL);
+    vm->exc_value = saved;
+    fflush(stdout);
+}
+
+void vm_free(VM *vm) {
+    if (!vm) return;
+    if (vm->memory_error.tag == VAL_OBJ) flush_streams(vm);
+    vm->nframes = 0;
+    vm->stack_top = vm->stack;
+    vm->nroots = 0;
+    gc_free_all(vm);
+    free(vm->strings.slots);
+    free(vm->stack);
+    free(vm->frames);
+    free(vm->roots);
+    free(vm->builtin_types);
+    fflush(stdout);
+    fflush(stderr);
+    free(vm);
+}
+
+/* ------------------------------------------------------------- running */
+
+static Module *main_module(VM *vm) {
+    Value m = dict_get_str(vm, vm->modules, vm->sym_main);
+    if (IS_OBJ(m) && AS_OBJ(m)->type == vm->t_module) return (Module *)AS_OBJ(m);
+    Module *mm = module_new(vm, vm->sym_main);
+    dict_set_str(vm, vm->modules, vm->sym_main, OBJ_VAL(mm));
+    return mm;
+}
+
+typedef struct StrCall {
+    Value v;
+    Str *s;
+} StrCall;
+
+static void str_of(VM *vm, void *ud) {
+    StrCall *c = ud;
+    c->s = vm_str(vm, c->v);
+}
+
+/* SystemExit's status: None -> 0, an int -> itself, anything else is
+** printed to stderr and gives 1 (CPython's handle_system_exit). */
+static int system_exit_code(VM *vm, Value exc) {
+    ExcObj *e = (ExcObj *)AS_OBJ(exc);
+    Value code = e->dict ? dict_get_cstr(vm, e->dict, "code") : EMPTY_VAL;
+    if (IS_EMPTY(code)) {
+        int64_t n = e->args ? e->args->len : 0;
+        code = n == 0 ? NONE_VAL : n == 1 ? e->args->items[0] : OBJ_VAL(e->args);
+    }
+    if (IS_NONE(code)) return 0;
+    if (IS_INTLIKE(code)) return (int)AS_INTLIKE(code);
+    StrCall c = {.v = code, .s = NULL};
+    if (vm_pcall(vm, str_of, &c) && c.s) {
+        fwrite(c.s->chars, 1, (size_t)c.s->len, stderr);
+        fputc('\n', stderr);
+    }
+    return 1;
+}
+
+/* Reports an exception that reached the top: SystemExit gives its code,
+** anything else prints its traceback and gives 1. */
+static int handle_uncaught(VM *vm, Value exc) {
+    vm_push_root(vm, exc);
+    flush_streams(vm);
+    int rc;
+    if (IS_OBJ(exc) && type_is_subtype(AS_OBJ(exc)->type, vm->exc[EXC_SystemExit])) {
+        rc = system_exit_code(vm, exc);
+        vm->exit_requested = true;
+        vm->exit_code = rc;
+    } else {
+        exc_print(vm, exc, stderr);
+        rc = 1;
+    }
+    fflush(stderr);
+    vm_pop_roots(vm, 1);
+    vm->exc_value = NONE_VAL;
+    return rc;
+}
+
+typedef struct RunCtx {
+    const char *filename; /* for source text given as a string */
+    const char *text;
+    size_t len;
+    const char *path; /* for vm_run_file */
+    int open_errno;
+    ParseMode mode;
+} RunCtx;
+
+/* sys.path[0] = the absolute directory of the script. */
+static void set_script_dir(VM *vm, const char *path) {
+    char resolved[PATH_MAX];
+    Str *dir;
+    if (realpath(path, resolved)) {
+        char *slash = strrchr(resolved, '/');
+        dir = slash == resolved ? str_cstr(vm, "/") : str_new(vm, resolved, slash ? (size_t)(slash - resolved) : 0);
+    } else {
+        const char *slash = strrchr(path, '/');
+        dir = slash ? str_new(vm, path, slash == path ? 1 : (size_t)(slash - path)) : vm->empty_str;
+    }
+    if (vm->sys_path && vm->sys_path->len > 0) vm->sys_path->items[0] = STR_VAL(dir);
+    else if (vm->sys_path) list_append(vm, vm->sys_path, STR_VAL(dir));
+}
+
+static void run_body(VM *vm, void *ud) {
+    RunCtx *c = ud;
+    Module *mm = main_module(vm);
+    Source *src;
+    if (c->path) {
+        Str *fname = str_cstr(vm, c->path);
+        vm_push_root(vm, STR_VAL(fname));
+        src = source_from_file(vm, fname, c->path, &c->open_errno);
+        vm_pop_roots(vm, 1);
+        if (!src) return;
+        vm->main_file = fname;
+        dict_set_cstr(vm, mm->dict, "__file__", STR_VAL(fname));
+        set_script_dir(vm, c->path);
+    } else {
+        Str *fname = str_cstr(vm, c->filename);
+        vm_push_root(vm, STR_VAL(fname));
+        src = source_new(vm, fname, c->text, c->len);
+        vm_pop_roots(vm, 1);
+    }
+    vm_push_root(vm, OBJ_VAL(src));
+    Proto *p = vm_compile_source(vm, src, c->mode);
+    vm_push_root(vm, OBJ_VAL(p));
+    vm_exec_proto(vm, p, mm->dict);
+    vm_pop_roots(vm, 2);
+}
+
+static int run(VM *vm, RunCtx *c) {
+    vm->exit_requested = false;
+    int rc = vm_pcall(vm, run_body, c) ? 0 : handle_uncaught(vm, vm->exc_value);
+    return rc;
+}
+
+int vm_run_source(VM *vm, const char *filename, const char *text, size_t len) {
+    RunCtx c = {.filename = filename ? filename : "<string>", .text = text, .len = len, .mode = PARSE_FILE};
+    return run(vm, &c);
+}
+
+int vm_run_file(VM *vm, const char *path) {
+    RunCtx c = {.path = path, .mode = PARSE_FILE};
+    int rc = run(vm, &c);
+    if (c.open_errno) {
+        fprintf(stderr, "gpy: can't open file '%s': [Errno %d] %s\n", path, c.open_errno, strerror(c.open_errno));
+        return 2;
+    }
+    return rc;
+}
+
+int vm_run_interactive(VM *vm, const char *text, size_t len) {
+    vm->interactive = true;
+    RunCtx c = {.filename = "<stdin>", .text = text, .len = len, .mode = PARSE_INTERACTIVE};
+    return run(vm, &c);
+}
