@@ -136,6 +136,9 @@ void list_extend(VM *vm, List *l, Value it) {
         list_append_array(vm, l, t->items, t->len);
         return;
     }
+    /* a range knows its length: reserve it up front, so an impossible size
+    ** is a MemoryError at once instead of a very long loop */
+    if (ctr_is(it, vm->t_range)) list_reserve(vm, l, l->len + range_len((Range *)AS_OBJ(it)));
     Value iter = vm_iter(vm, it);
     vm_push_root(vm, iter);
     Value x;

@@ -324,7 +324,11 @@ static void run_body(VM *vm, void *ud) {
     Module *mm = main_module(vm);
     Source *src;
     if (c->path) {
-        Str *fname = str_cstr(vm, c->path);
+        /* like CPython, tracebacks and __file__ name the script by its absolute path */
+        char abspath[4096];
+        const char *shown = c->path;
+        if (c->path[0] != '/' && realpath(c->path, abspath)) shown = abspath;
+        Str *fname = str_cstr(vm, shown);
         vm_push_root(vm, STR_VAL(fname));
         src = source_from_file(vm, fname, c->path, &c->open_errno);
         vm_pop_roots(vm, 1);
