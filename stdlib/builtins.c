@@ -746,6 +746,11 @@ static Value b_next(VM *vm, int argc, Value *argv, Dict *kwargs) {
     if (!t->next && IS_EMPTY(type_lookup(vm, t, cstr_name(vm, "__next__"))))
         vm_raise_kind(vm, TypeError, "'%s' object is not an iterator", vm_type_name(vm, it));
     Value dflt = argc > 1 ? argv[1] : EMPTY_VAL;
+    /* a generator's StopIteration carries its return value: let send raise it */
+    if (IS_EMPTY(dflt) && t == vm->t_generator) {
+        Value none = NONE_VAL;
+        return vm_call_method(vm, it, cstr_name(vm, "send"), 1, &none);
+    }
     vm_push_root(vm, dflt);
     Value out;
     bool ok = vm_next(vm, it, &out);

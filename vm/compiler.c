@@ -69,7 +69,8 @@ static void error_at(FuncState *fs, AstNode *at, const char *fmt, const char *ar
     *fs->failed = true;
     fs->err->line = at ? at->line : fs->line;
     fs->err->col = at ? at->col : fs->col;
-    fs->err->end_col = 0;
+    /* like CPython, underline the whole offending node when it fits on its line */
+    fs->err->end_col = at && at->end_line == at->line && at->end_col > at->col + 1 ? at->end_col : 0;
     fs->err->indentation = false;
     snprintf(fs->err->msg, sizeof fs->err->msg, fmt, arg ? arg : "");
 }
@@ -1851,7 +1852,15 @@ Proto *comp_module(VM *vm, Source *src, AstNode *module, ParseMode mode, SyntaxE
     fs_init(&fs, NULL, vm, root, src, err, &failed, mode);
     fs.qualname = str_cstr(vm, "<module>");
     fs.line = 1;
-    compile_stmts(&fs, &module->u.module.body);
+    AstList *body = &module->u.module.body;
+    if (mode == PARSE_EVAL && body->len == 1 && body->items[0]->kind == AST_EXPR) {
+        /* eval(): the module body returns the expression's value */
+        int r = alloc_reg(&fs);
+        expr_to(&fs, body->items[0]->u.expr.value, r);
+        emit_abc(&fs, OP_RETURN, r, 0, 0);
+    } else {
+        compile_stmts(&fs, body);
+    }
     emit_abc(&fs, OP_RETURN_NONE, 0, 0, 0);
     Proto *p = failed ? NULL : finish_proto(&fs, root, module, str_cstr(vm, "<module>"), PROTO_MODULE, NULL);
     fs_release(&fs);

@@ -215,7 +215,7 @@ static NOINLINE Value arith(VM *vm, BinOp op, Value a, Value b) {
             if ((x % y != 0) && ((x < 0) != (y < 0))) r--;
             return INT_VAL(r);
         case BINOP_MOD:
-            if (y == 0) vm_raise_kind(vm, ZeroDivisionError, "integer division or modulo by zero");
+            if (y == 0) vm_raise_kind(vm, ZeroDivisionError, "integer modulo by zero");
             if (y == -1) return INT_VAL(0);
             r = x % y;
             if (r != 0 && ((r < 0) != (y < 0))) r += y;

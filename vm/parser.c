@@ -2787,8 +2787,7 @@ static AstList parse_block(Parser *p, const char *what, int line) {
         if (t->kind == TK_ERROR) report_errtok(p, t);
         if (t->kind == TK_ENDMARKER || t->kind == TK_DEDENT)
             reportf(p, tok_line(t), tok_col(t), 0, true, "expected an indented block after %s on line %d", what, line);
-        reportf(p, t->line, t->col + 1, t->end_line == t->line ? t->end_col + 1 : -1, true,
-                "expected an indented block after %s on line %d", what, line);
+        reportf(p, t->line, t->col + 1, 0, true, "expected an indented block after %s on line %d", what, line);
     }
     advance(p);
     enter(p);
