@@ -28,10 +28,24 @@ static _Noreturn void out_of_memory(VM *vm) {
     vm_throw(vm, vm->memory_error);
 }
 
+/* Small objects are recycled through per-size-class free lists: most
+** objects are small and short-lived, and malloc/free dominated allocation-
+** heavy programs. A class holds blocks of class*16 bytes. */
+#define FREELIST_CLASSES 16
+static size_t size_class(size_t size) { return (size + 15) / 16; }
+
 void *gc_alloc_obj(VM *vm, Type *type, size_t size) {
     if (size < sizeof(Obj) || size > UINT32_MAX) out_of_memory(vm);
-    Obj *o = calloc(1, size);
-    if (!o) out_of_memory(vm);
+    size_t cls = size_class(size);
+    Obj *o;
+    if (cls < FREELIST_CLASSES && vm->obj_freelist[cls]) {
+        o = vm->obj_freelist[cls];
+        vm->obj_freelist[cls] = o->gc_next;
+        memset(o, 0, cls * 16);
+    } else {
+        o = calloc(1, cls < FREELIST_CLASSES ? cls * 16 : size);
+        if (!o) out_of_memory(vm);
+    }
     o->type = type;
     o->gc_size = (uint32_t)size;
     o->gc_next = vm->objects;
@@ -199,7 +213,14 @@ static void sweep(VM *vm) {
         } else {
             *link = o->gc_next;
             vm->bytes_allocated -= o->gc_size <= vm->bytes_allocated ? o->gc_size : vm->bytes_allocated;
-            free(o);
+            size_t cls = size_class(o->gc_size);
+            if (cls < FREELIST_CLASSES) {
+                o->type = NULL;
+                o->gc_next = vm->obj_freelist[cls];
+                vm->obj_freelist[cls] = o;
+            } else {
+                free(o);
+            }
         }
     }
 }
@@ -231,6 +252,13 @@ void gc_free_all(VM *vm) {
         o = next;
     }
     vm->objects = NULL;
+    for (int c = 0; c < FREELIST_CLASSES; c++) {
+        while (vm->obj_freelist[c]) {
+            Obj *next = vm->obj_freelist[c]->gc_next;
+            free(vm->obj_freelist[c]);
+            vm->obj_freelist[c] = next;
+        }
+    }
     free(vm->gray);
     vm->gray = NULL;
     vm->ngray = vm->gray_cap = 0;

@@ -147,6 +147,7 @@ struct VM {
     Value *roots;
     int32_t nroots, roots_cap;
     bool gc_running;
+    Obj *obj_freelist[16]; /* freed objects by 16-byte size class (gc.c) */
     bool gc_stress; /* collect at every safepoint (GPY_GC_STRESS=1) */
     bool gc_gray_overflow; /* gc.c: the gray stack could not grow; rescan marked objects */
 
