@@ -77,13 +77,13 @@ static void dict_resize(VM *vm, Dict *d, int64_t cap) {
     int64_t ecap = cap * 2 / 3;
     /* entries and index share one block: one malloc per resize, which
     ** matters for the many small dicts of instances */
-    DictEntry *entries = gc_malloc(vm, (size_t)ecap * sizeof(DictEntry) + (size_t)cap * sizeof(int64_t));
+    DictEntry *entries = gc_alloc_block(vm, (size_t)ecap * sizeof(DictEntry) + (size_t)cap * sizeof(int64_t));
     int64_t *index = (int64_t *)(entries + ecap);
     for (int64_t i = 0; i < cap; i++) index[i] = IX_EMPTY;
     int64_t n = 0;
     for (int64_t i = 0; i < d->nentries; i++)
         if (!IS_EMPTY(d->entries[i].key)) entries[n++] = d->entries[i];
-    gc_free(vm, d->entries, (size_t)d->entries_cap * sizeof(DictEntry) + (size_t)d->index_cap * sizeof(int64_t));
+    gc_free_block(vm, d->entries, (size_t)d->entries_cap * sizeof(DictEntry) + (size_t)d->index_cap * sizeof(int64_t));
     d->entries = entries;
     d->entries_cap = ecap;
     d->index = index;
@@ -247,7 +247,7 @@ Dict *dict_copy(VM *vm, Dict *d) {
 }
 
 static void dict_clear(VM *vm, Dict *d) {
-    gc_free(vm, d->entries, (size_t)d->entries_cap * sizeof(DictEntry) + (size_t)d->index_cap * sizeof(int64_t));
+    gc_free_block(vm, d->entries, (size_t)d->entries_cap * sizeof(DictEntry) + (size_t)d->index_cap * sizeof(int64_t));
     d->entries = NULL;
     d->index = NULL;
     d->entries_cap = d->index_cap = d->nentries = d->count = 0;
@@ -478,7 +478,7 @@ static void dict_mark(VM *vm, Obj *o) {
 
 static void dict_finalize(VM *vm, Obj *o) {
     Dict *d = (Dict *)o;
-    gc_free(vm, d->entries, (size_t)d->entries_cap * sizeof(DictEntry) + (size_t)d->index_cap * sizeof(int64_t));
+    gc_free_block(vm, d->entries, (size_t)d->entries_cap * sizeof(DictEntry) + (size_t)d->index_cap * sizeof(int64_t));
     d->entries = NULL;
     d->index = NULL;
     d->entries_cap = d->index_cap = d->nentries = d->count = 0;

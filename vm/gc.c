@@ -62,6 +62,34 @@ void *gc_malloc(VM *vm, size_t size) {
     return p;
 }
 
+#define BLOCK_CLASSES 33 /* up to 512 bytes */
+
+void *gc_alloc_block(VM *vm, size_t size) {
+    size_t cls = size_class(size);
+    if (cls == 0 || cls >= BLOCK_CLASSES) return gc_malloc(vm, size);
+    void *p = vm->block_freelist[cls];
+    if (p) {
+        vm->block_freelist[cls] = *(void **)p;
+    } else {
+        p = malloc(cls * 16);
+        if (!p) out_of_memory(vm);
+    }
+    vm->bytes_allocated += size;
+    return p;
+}
+
+void gc_free_block(VM *vm, void *p, size_t size) {
+    if (!p) return;
+    size_t cls = size_class(size);
+    if (cls == 0 || cls >= BLOCK_CLASSES) {
+        gc_free(vm, p, size);
+        return;
+    }
+    *(void **)p = vm->block_freelist[cls];
+    vm->block_freelist[cls] = p;
+    vm->bytes_allocated -= size <= vm->bytes_allocated ? size : vm->bytes_allocated;
+}
+
 void *gc_calloc(VM *vm, size_t n, size_t size) {
     if (size && n > GC_MAX_ALLOC / size) out_of_memory(vm);
     size_t total = n * size;
@@ -252,6 +280,13 @@ void gc_free_all(VM *vm) {
         o = next;
     }
     vm->objects = NULL;
+    for (int c = 0; c < BLOCK_CLASSES; c++) {
+        while (vm->block_freelist[c]) {
+            void *next = *(void **)vm->block_freelist[c];
+            free(vm->block_freelist[c]);
+            vm->block_freelist[c] = next;
+        }
+    }
     for (int c = 0; c < FREELIST_CLASSES; c++) {
         while (vm->obj_freelist[c]) {
             Obj *next = vm->obj_freelist[c]->gc_next;

@@ -148,6 +148,7 @@ struct VM {
     int32_t nroots, roots_cap;
     bool gc_running;
     Obj *obj_freelist[16]; /* freed objects by 16-byte size class (gc.c) */
+    void *block_freelist[33]; /* freed gc_alloc_block buffers by 16-byte class */
     bool gc_stress; /* collect at every safepoint (GPY_GC_STRESS=1) */
     bool gc_gray_overflow; /* gc.c: the gray stack could not grow; rescan marked objects */
 
@@ -214,6 +215,11 @@ void *gc_malloc(VM *vm, size_t size);                /* counted; raises MemoryEr
 void *gc_calloc(VM *vm, size_t n, size_t size);
 void *gc_realloc(VM *vm, void *p, size_t old_size, size_t new_size);
 void gc_free(VM *vm, void *p, size_t size);
+/* Like gc_malloc/gc_free for buffers whose exact size the caller always
+** knows when freeing (small ones are recycled through free lists): a wrong
+** size given to gc_free_block corrupts memory, so use them only there. */
+void *gc_alloc_block(VM *vm, size_t size);
+void gc_free_block(VM *vm, void *p, size_t size);
 void gc_mark_value(VM *vm, Value v);
 void gc_mark_obj(VM *vm, Obj *o);
 void gc_safepoint(VM *vm); /* collects when the allocation budget is spent */
