@@ -198,6 +198,24 @@ static bool is_blank_line(const char *line) {
     return true;
 }
 
+/* An entry that is still open (a bracket, a block) may already hold a
+** syntax error that more input cannot fix, e.g. "def f(:". Report it at
+** once, like CPython's prompt, instead of waiting for more lines. */
+static bool has_final_error(const char *entry, size_t len) {
+    Arena *a = arena_new();
+    if (!a) return false;
+    SyntaxErr err;
+    memset(&err, 0, sizeof err);
+    AstNode *m = parse_source(a, "<stdin>", entry, len, PARSE_INTERACTIVE, &err);
+    arena_free(a);
+    if (m) return false;
+    static const char *const waiting[] = {"never closed", "unterminated triple-quoted", "expected an indented block",
+                                          "unexpected EOF", "unexpected end", "incomplete"};
+    for (size_t i = 0; i < sizeof waiting / sizeof waiting[0]; i++)
+        if (strstr(err.msg, waiting[i])) return false;
+    return true;
+}
+
 static int repl(VM *vm) {
     bool tty = isatty(0);
     if (tty) {
@@ -215,6 +233,12 @@ static int repl(VM *vm) {
         ssize_t n = getline(&line, &line_cap, stdin);
         if (n < 0) {
             if (tty) fputc('\n', stdout);
+            /* an unfinished entry at end of input still runs (and reports its error) */
+            if (entry_len > 0 && !scan_entry(entry, entry_len).blank) {
+                vm_run_interactive(vm, entry, entry_len);
+                fflush(stdout);
+                if (vm->exit_requested) rc = vm->exit_code;
+            }
             break;
         }
         if (entry_len + (size_t)n + 1 > entry_cap) {
@@ -236,8 +260,8 @@ static int repl(VM *vm) {
             entry_len = 0;
             continue;
         }
-        if (st.open) continue;
-        if (st.block && !is_blank_line(line)) continue;
+        bool waiting = st.open || (st.block && !is_blank_line(line));
+        if (waiting && !has_final_error(entry, entry_len)) continue;
         vm_run_interactive(vm, entry, entry_len);
         entry_len = 0;
         fflush(stdout);

@@ -36,4 +36,10 @@ out=$(printf 'x = 6\nx * 7\ndef f(a):\n    return a + 1\n\nf(x)\n1/0\nprint("sti
 check "repl" "$(printf "42\n7\nstill alive\n'done'")" "$out"
 grep -q ZeroDivisionError "$tmp/repl_err" || { echo "FAIL repl error shown"; fail=1; }
 grep -q NameError "$tmp/repl_err" || { echo "FAIL repl NameError shown"; fail=1; }
+# a syntax error inside an open bracket is reported at once, and the
+# session goes on; an unfinished entry at end of input still reports
+out=$(printf 'def f(:\nprint("next")\nx = (1,\n' | "$GPY" 2>"$tmp/repl_err2")
+check "repl early syntax error" "next" "$out"
+grep -q "invalid syntax" "$tmp/repl_err2" || { echo "FAIL repl early syntax error shown"; fail=1; }
+grep -q "never closed" "$tmp/repl_err2" || { echo "FAIL repl unfinished entry at EOF"; fail=1; }
 exit $fail
