@@ -4,4 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# numpy is the test oracle for the arrays module (never a dependency of gpy)
+python3 -c 'import numpy' 2>/dev/null || python3 -m pip install -q numpy
 python3 tests/run_tests.py --gpy build/gpy "$@"

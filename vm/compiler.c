@@ -1142,8 +1142,21 @@ static void compile_try(FuncState *fs, AstNode *s)
     compile_stmts(fs, &s->u.try_.finalbody);
     int je = emit_jump(fs, OP_JMP, 0);
     add_handler(fs, start, end, here(fs), f);
+    /* on the exception path the pending exception is "being handled" while
+    ** the finally body runs, so one raised there gets it as __context__;
+    ** a cleanup handler restores the outer handling state if it raises */
+    int saved = alloc_reg(fs), e2 = alloc_reg(fs);
+    emit_abc(fs, OP_ENTER_EXCEPT, f, saved, 0);
+    int cleanup_start = here(fs);
+    push_fblock(fs, FB_HANDLER, saved);
     compile_stmts(fs, &s->u.try_.finalbody);
+    pop_fblock(fs);
+    emit_abc(fs, OP_LEAVE_EXCEPT, saved, 0, 0);
     emit_abc(fs, OP_RERAISE, f, 0, 0);
+    int cleanup_end = here(fs);
+    add_handler(fs, cleanup_start, cleanup_end, here(fs), e2);
+    emit_abc(fs, OP_LEAVE_EXCEPT, saved, 0, 0);
+    emit_abc(fs, OP_RERAISE, e2, 0, 0);
     patch_here(fs, je);
     fs->depth--;
     fs->freereg = save;
@@ -1175,9 +1188,20 @@ static void compile_with_items(FuncState *fs, AstNode *s, int i)
     emit_abc(fs, OP_WITH_EXIT, a, 0, 0);
     int je = emit_jump(fs, OP_JMP, 0);
     add_handler(fs, start, end, here(fs), e);
+    /* __exit__ runs with the exception "being handled" (so one it raises
+    ** gets it as __context__); a cleanup handler restores the state */
+    fs->freereg = e + 1;
+    int saved = alloc_reg(fs), e2 = alloc_reg(fs);
+    emit_abc(fs, OP_ENTER_EXCEPT, e, saved, 0);
+    int cleanup_start = here(fs);
     emit_abc(fs, OP_WITH_EXIT_EXC, a, e, 0);
+    emit_abc(fs, OP_LEAVE_EXCEPT, saved, 0, 0);
+    int cleanup_end = here(fs);
     int js = emit_jump(fs, OP_JMP_IF_TRUE, a);
     emit_abc(fs, OP_RERAISE, e, 0, 0);
+    add_handler(fs, cleanup_start, cleanup_end, here(fs), e2);
+    emit_abc(fs, OP_LEAVE_EXCEPT, saved, 0, 0);
+    emit_abc(fs, OP_RERAISE, e2, 0, 0);
     patch_here(fs, je);
     patch_here(fs, js);
     fs->freereg = save;

@@ -36,8 +36,16 @@ static bool sb_failed(const StrBuf *sb) {
     return sb->cap == (size_t)-1;
 }
 
+/* Appends c n times. A result beyond the Str size limit fails the buffer
+** up front (MemoryError at sb_finish) instead of looping ~n times. */
 static void sb_fill(StrBuf *sb, const char *c, size_t clen, int64_t n) {
-    for (int64_t i = 0; i < n; i++)
+    if (n <= 0 || sb_failed(sb))
+        return;
+    if ((uint64_t)n > (uint64_t)UINT32_MAX / clen || sb->len + (size_t)n * clen > (size_t)UINT32_MAX) {
+        sb_fail(sb);
+        return;
+    }
+    for (int64_t i = 0; i < n && !sb_failed(sb); i++)
         sb_append(sb, c, clen);
 }
 

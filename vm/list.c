@@ -265,8 +265,8 @@ static Value list_binop(VM *vm, BinOp op, Value a, Value b) {
         List *x = AS_LIST(a), *y = AS_LIST(b);
         if (x->len + y->len > MAX_ITEMS) vm_throw(vm, vm->memory_error);
         List *r = list_new(vm, x->len + y->len);
-        memcpy(r->items, x->items, (size_t)x->len * sizeof(Value));
-        memcpy(r->items + x->len, y->items, (size_t)y->len * sizeof(Value));
+        if (x->len) memcpy(r->items, x->items, (size_t)x->len * sizeof(Value));
+        if (y->len) memcpy(r->items + x->len, y->items, (size_t)y->len * sizeof(Value));
         r->len = x->len + y->len;
         return OBJ_VAL(r);
     }

@@ -519,6 +519,11 @@ Value vm_iter(VM *vm, Value v) {
 bool vm_next(VM *vm, Value iter, Value *out) {
     Type *t = vm_typeof(vm, iter);
     if (!t->next) vm_raise_kind(vm, TypeError, "'%s' object is not an iterator", class_type_name(t));
+    /* chains of C iterators (map(map(...)), zip(zip(...))) recurse here
+    ** without entering the interpreter: bound them by C stack use */
+    uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+    if (vm->c_stack_base > sp && vm->c_stack_base - sp > ((uintptr_t)6 << 20))
+        vm_raise_kind(vm, RecursionError, "maximum recursion depth exceeded");
     return t->next(vm, iter, out);
 }
 

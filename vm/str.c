@@ -1647,6 +1647,10 @@ static Value m_expandtabs(VM *vm, int argc, Value *argv, Dict *kwargs) {
         if (c == '\t') {
             if (tabsize > 0) {
                 int64_t incr = tabsize - (col % tabsize);
+                if ((uint64_t)incr > (uint64_t)UINT32_MAX - sb.len) { /* past the Str size limit */
+                    free(sb.data);
+                    no_memory(vm);
+                }
                 col += incr;
                 for (int64_t k = 0; k < incr; k++)
                     sb_putc(&sb, ' ');

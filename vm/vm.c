@@ -151,6 +151,7 @@ static void init_all(VM *vm, void *ud) {
     make_sys_path(vm);
 
     module_register_native(vm, "math", stdlib_math);
+    module_register_native(vm, "numpy", stdlib_numpy);
     module_register_native(vm, "time", stdlib_time);
     module_register_native(vm, "sys", stdlib_sys);
     module_register_native(vm, "os", stdlib_os);

@@ -510,6 +510,7 @@ Source *source_from_file(VM *vm, Str *filename, const char *path, int *err);
 /* ================= stdlib ================= */
 void builtins_init(VM *vm);       /* stdlib/builtins.c: fills vm->builtins */
 Module *stdlib_math(VM *vm);      /* stdlib/math.c */
+Module *stdlib_numpy(VM *vm);     /* stdlib/numpy.c */
 Module *stdlib_time(VM *vm);      /* stdlib/time.c */
 Module *stdlib_sys(VM *vm);       /* stdlib/sys.c */
 Module *stdlib_os(VM *vm);        /* stdlib/os.c */
