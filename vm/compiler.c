@@ -333,8 +333,6 @@ static bool has_starred(AstList *l)
     return false;
 }
 
-static BinOp augop_binop(BinOp op) { return op; }
-
 static void binop_to(FuncState *fs, BinOp op, int target, int b, int c)
 {
     switch (op) {
@@ -568,8 +566,7 @@ static void call_to(FuncState *fs, AstNode *e, int target)
         } else {
             expr_to(fs, fn, base);
         }
-        int first = alloc_regs(fs, args->len + kws->len);
-        (void)first;
+        alloc_regs(fs, args->len + kws->len);
         int argbase = base + (method ? 2 : 1);
         for (int i = 0; i < args->len; i++)
             expr_to(fs, args->items[i], argbase + i);
@@ -1222,7 +1219,7 @@ static void compile_decorated_store(FuncState *fs, AstList *decos, int decobase,
 }
 
 /* Defaults and kw-defaults of a def/lambda, set on the function in fn. */
-static void set_defaults(FuncState *fs, AstParams *ps, int fn, int *dreg, int *kreg)
+static void set_defaults(FuncState *fs, AstParams *ps, int *dreg, int *kreg)
 {
     int nd = 0, nk = 0;
     for (int i = 0; i < ps->nparams; i++)
@@ -1232,7 +1229,6 @@ static void set_defaults(FuncState *fs, AstParams *ps, int fn, int *dreg, int *k
         if (ps->params[i].default_)
             nk++;
     *dreg = *kreg = -1;
-    (void)fn;
     if (nd) {
         int base = alloc_regs(fs, nd);
         int j = 0;
@@ -1261,7 +1257,7 @@ static void lambda_to(FuncState *fs, AstNode *e, int target)
 {
     int save = fs->freereg;
     int dreg, kreg;
-    set_defaults(fs, &e->u.func.params, target, &dreg, &kreg);
+    set_defaults(fs, &e->u.func.params, &dreg, &kreg);
     Scope *child = scope_child(fs->scope, e);
     if (!child) {
         error_at(fs, e, "internal error: no scope for lambda%s", "");
@@ -1285,7 +1281,7 @@ static void compile_def(FuncState *fs, AstNode *s)
     fs->line = s->line, fs->col = s->col;
     int fn = alloc_reg(fs);
     int dreg, kreg;
-    set_defaults(fs, &s->u.func.params, fn, &dreg, &kreg);
+    set_defaults(fs, &s->u.func.params, &dreg, &kreg);
     Scope *child = scope_child(fs->scope, s);
     if (!child) {
         error_at(fs, s, "internal error: no scope for def%s", "");
@@ -1445,7 +1441,7 @@ static void compile_stmt(FuncState *fs, AstNode *s)
     }
     case AST_AUGASSIGN: {
         AstNode *t = s->u.augassign.target;
-        BinOp op = augop_binop(s->u.augassign.op);
+        BinOp op = s->u.augassign.op;
         if (t->kind == AST_NAME) {
             Symbol *sy = lookup(fs, t->u.name.id);
             int r;
@@ -1637,8 +1633,8 @@ static void scan_deletes(FuncState *fs, AstNode *n)
 
 static Str *make_qualname(FuncState *parent, const char *name)
 {
-    VM *vm = parent->vm;
-    if (!parent || parent->scope->kind == SCOPE_MODULE)
+    VM *vm = parent->vm; /* callers always pass the enclosing FuncState */
+    if (parent->scope->kind == SCOPE_MODULE)
         return str_cstr(vm, name);
     if (parent->scope->kind == SCOPE_CLASS)
         return str_printf(vm, "%s.%s", parent->qualname->chars, name);
@@ -1784,13 +1780,11 @@ static Proto *compile_function(FuncState *parent, Scope *scope, AstNode *node, c
         }
         int *tops = comp_xrealloc(fs.vm, NULL, (size_t)gens->len * sizeof(int));
         int *exits = comp_xrealloc(fs.vm, NULL, (size_t)gens->len * sizeof(int));
-        int *its = comp_xrealloc(fs.vm, NULL, (size_t)gens->len * sizeof(int));
         fs.depth = 1;
         for (int i = 0; i < gens->len; i++) {
             AstNode *g = gens->items[i];
             int it = alloc_reg(&fs);
             alloc_reg(&fs);
-            its[i] = it;
             fs.line = g->line, fs.col = g->col;
             if (i == 0) {
                 emit_abc(&fs, OP_MOVE, it, 0, 0);
@@ -1830,7 +1824,6 @@ static Proto *compile_function(FuncState *parent, Scope *scope, AstNode *node, c
         }
         free(tops);
         free(exits);
-        free(its);
         if (res >= 0)
             emit_abc(&fs, OP_RETURN, res, 0, 0);
         else

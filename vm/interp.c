@@ -161,97 +161,14 @@ static bool MUL_OVF(int64_t a, int64_t b, int64_t *r) {
 
 #define EXACT_DBL ((int64_t)1 << 53) /* ints up to this convert to double exactly */
 
-/* CPython's float floor division and modulo (Objects/floatobject.c). */
-static double float_floordiv(double vx, double wx) {
-    double mod = fmod(vx, wx);
-    double div = (vx - mod) / wx;
-    if (mod != 0.0) {
-        if ((wx < 0) != (mod < 0)) div -= 1.0;
-    }
-    double fd;
-    if (div != 0.0) {
-        fd = floor(div);
-        if (div - fd > 0.5) fd += 1.0;
-    } else {
-        fd = copysign(0.0, vx / wx);
-    }
-    return fd;
-}
-
-static double float_modulo(double vx, double wx) {
-    double mod = fmod(vx, wx);
-    if (mod != 0.0) {
-        if ((wx < 0) != (mod < 0)) mod += wx;
-    } else {
-        mod = copysign(0.0, wx);
-    }
-    return mod;
-}
-
-/* Arithmetic outside the loop's inline fast paths: int/int with errors,
-** mixed int/float, division and modulo; anything else goes to vm_binop. */
+/* Arithmetic outside the loop's inline fast paths. */
 static NOINLINE Value arith(VM *vm, BinOp op, Value a, Value b) {
-    if (a.tag == VAL_INT && b.tag == VAL_INT) {
-        int64_t x = a.as.i, y = b.as.i, r;
-        switch (op) {
-        case BINOP_ADD:
-            if (ADD_OVF(x, y, &r)) raise_overflow(vm);
-            return INT_VAL(r);
-        case BINOP_SUB:
-            if (SUB_OVF(x, y, &r)) raise_overflow(vm);
-            return INT_VAL(r);
-        case BINOP_MUL:
-            if (MUL_OVF(x, y, &r)) raise_overflow(vm);
-            return INT_VAL(r);
-        case BINOP_TRUEDIV:
-            if (y == 0) vm_raise_kind(vm, ZeroDivisionError, "division by zero");
-            if (x <= EXACT_DBL && x >= -EXACT_DBL && y <= EXACT_DBL && y >= -EXACT_DBL)
-                return FLOAT_VAL((double)x / (double)y);
-            break;
-        case BINOP_FLOORDIV:
-            if (y == 0) vm_raise_kind(vm, ZeroDivisionError, "integer division or modulo by zero");
-            if (x == INT64_MIN && y == -1) raise_overflow(vm);
-            r = x / y;
-            if ((x % y != 0) && ((x < 0) != (y < 0))) r--;
-            return INT_VAL(r);
-        case BINOP_MOD:
-            if (y == 0) vm_raise_kind(vm, ZeroDivisionError, "integer modulo by zero");
-            if (y == -1) return INT_VAL(0);
-            r = x % y;
-            if (r != 0 && ((r < 0) != (y < 0))) r += y;
-            return INT_VAL(r);
-        case BINOP_AND: return INT_VAL(x & y);
-        case BINOP_OR: return INT_VAL(x | y);
-        case BINOP_XOR: return INT_VAL(x ^ y);
-        default: break;
-        }
-    } else if ((a.tag == VAL_INT || a.tag == VAL_FLOAT) && (b.tag == VAL_INT || b.tag == VAL_FLOAT)) {
-        double x = AS_NUMBER(a), y = AS_NUMBER(b);
-        switch (op) {
-        case BINOP_ADD: return FLOAT_VAL(x + y);
-        case BINOP_SUB: return FLOAT_VAL(x - y);
-        case BINOP_MUL: return FLOAT_VAL(x * y);
-        case BINOP_TRUEDIV:
-            if (y == 0.0) vm_raise_kind(vm, ZeroDivisionError, "float division by zero");
-            return FLOAT_VAL(x / y);
-        case BINOP_FLOORDIV:
-            if (y == 0.0) vm_raise_kind(vm, ZeroDivisionError, "float floor division by zero");
-            return FLOAT_VAL(float_floordiv(x, y));
-        case BINOP_MOD:
-            if (y == 0.0) vm_raise_kind(vm, ZeroDivisionError, "float modulo");
-            return FLOAT_VAL(float_modulo(x, y));
-        default: break;
-        }
-    }
+    /* number.c owns the exact semantics and messages; vm_binop dispatches there */
     return vm_binop(vm, op, a, b);
 }
 
-/* Augmented assignment: numbers behave as the binary operator. */
-static NOINLINE Value inplace(VM *vm, BinOp op, Value a, Value b) {
-    if ((a.tag == VAL_INT || a.tag == VAL_FLOAT) && (b.tag == VAL_INT || b.tag == VAL_FLOAT))
-        return arith(vm, op, a, b);
-    return vm_inplace(vm, op, a, b);
-}
+/* Augmented assignment outside the inline fast paths. */
+static NOINLINE Value inplace(VM *vm, BinOp op, Value a, Value b) { return vm_inplace(vm, op, a, b); }
 
 /* Comparisons outside the inline int/int and float/float paths: exact
 ** mixed int/float where a double represents the int, str equality, then

@@ -159,9 +159,14 @@ Value vm_binop(VM *vm, BinOp op, Value a, Value b) {
 }
 
 Value vm_inplace(VM *vm, BinOp op, Value a, Value b) {
-    if (IS_NUMBER(a) && IS_NUMBER(b)) return num_binop(vm, op, a, b);
     Type *ta = vm_typeof(vm, a);
-    if (ta->inplace && !IS_NUMBER(a)) {
+    if (IS_NUMBER(a) && IS_NUMBER(b)) {
+        /* the number slot returns EMPTY for undefined pairs: report "<<=" */
+        Value r = ta->binop(vm, op, a, b);
+        if (IS_EMPTY(r)) binop_error(vm, op, a, b, true);
+        return r;
+    }
+    if (ta->inplace) {
         Value r = ta->inplace(vm, op, a, b);
         if (!IS_EMPTY(r)) return r;
     }
