@@ -9,6 +9,8 @@ command -v cmake >/dev/null || need+=(cmake)
 command -v cc >/dev/null || need+=(gcc)
 command -v make >/dev/null || need+=(make)
 command -v python3 >/dev/null || need+=(python3)   # test oracle
+[ -f /usr/lib/llvm-19/cmake/LLVMConfig.cmake ] || need+=(llvm-19-dev)   # kernel compiler
+[ -f /usr/include/zstd.h ] || need+=(libzstd-dev)   # LLVM's cmake package requires it
 if [ "${#need[@]}" -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
   $SUDO apt-get update -qq

@@ -6,4 +6,6 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 # numpy is the test oracle for the arrays module (never a dependency of gpy)
 python3 -c 'import numpy' 2>/dev/null || python3 -m pip install -q numpy
+# the Numba CUDA simulator is the oracle of the kernels suite (tests/kernels)
+python3 -c 'import numba' 2>/dev/null || python3 -m pip install -q numba
 python3 tests/run_tests.py --gpy build/gpy "$@"

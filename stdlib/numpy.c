@@ -23,7 +23,7 @@ static const char *dt_name(NDType d) {
     }
 }
 
-size_t ndarray_itemsize(NDType dt) {
+size_t nd_itemsize(NDType dt) {
     switch (dt) {
     case ND_BOOL: return 1;
     case ND_FLOAT32: return 4;
@@ -31,7 +31,7 @@ size_t ndarray_itemsize(NDType dt) {
     }
 }
 
-bool ndarray_check(VM *vm, Value v) {
+bool nd_check(VM *vm, Value v) {
     (void)vm;
     return t_ndarray && IS_OBJ(v) && AS_OBJ(v)->type == t_ndarray;
 }
@@ -47,7 +47,11 @@ NDArray *ndarray_new(VM *vm, NDType dt, int64_t n) {
     size_t bytes = (size_t)n * ndarray_itemsize(dt);
     char *data = gc_malloc(vm, bytes ? bytes : 1);
     memset(data, 0, bytes ? bytes : 1);
-    NDArray *a = gc_alloc_obj(vm, t_ndarray, sizeof(NDArray));
+    NDArray *a = gc_alloc_obj(vm, t_ndarray, sizeof(NDArray) + 2 * sizeof(int64_t));
+    a->shape = a->dims;
+    a->strides = a->dims + 1;
+    a->size = n;
+    a->flags = ND_C_CONTIGUOUS | ND_F_CONTIGUOUS | ND_WRITEABLE;
     a->dtype = dt;
     a->ndim = 1;
     a->shape[0] = n;
@@ -60,7 +64,11 @@ NDArray *ndarray_new(VM *vm, NDType dt, int64_t n) {
 
 NDArray *ndarray_wrap(VM *vm, NDType dt, void *data, int64_t n, Value base) {
     vm_push_root(vm, base);
-    NDArray *a = gc_alloc_obj(vm, t_ndarray, sizeof(NDArray));
+    NDArray *a = gc_alloc_obj(vm, t_ndarray, sizeof(NDArray) + 2 * sizeof(int64_t));
+    a->shape = a->dims;
+    a->strides = a->dims + 1;
+    a->size = n;
+    a->flags = ND_C_CONTIGUOUS | ND_F_CONTIGUOUS | ND_WRITEABLE;
     vm_pop_roots(vm, 1);
     a->dtype = dt;
     a->ndim = 1;
@@ -514,3 +522,99 @@ Module *stdlib_numpy(VM *vm) {
     vm_pop_roots(vm, 1);
     return m;
 }
+
+/* ---- TEMPORARY lead shims: the new ndarray.h API over this 1-D module, so
+** the kernel compiler and the cuda module link while the N-d rewrite lands.
+** The N-d module replaces this whole file. ---- */
+const char *nd_dtype_name(NDType dt) { return dt_name(dt); }
+int nd_dtype_try(VM *vm, Value v) {
+    if (IS_OBJ(v)) {
+        Obj *o = AS_OBJ(v);
+        if (o == (Obj *)t_dtype_f32) return ND_FLOAT32;
+        if (o == (Obj *)t_dtype_f64 || o == (Obj *)vm->t_float) return ND_FLOAT64;
+        if (o == (Obj *)t_dtype_i64 || o == (Obj *)vm->t_int) return ND_INT64;
+        if (o == (Obj *)t_dtype_bool || o == (Obj *)vm->t_bool) return ND_BOOL;
+        if (IS_STR(vm, v)) {
+            const char *s = AS_STR(v)->chars;
+            if (!strcmp(s, "float32")) return ND_FLOAT32;
+            if (!strcmp(s, "float64") || !strcmp(s, "float")) return ND_FLOAT64;
+            if (!strcmp(s, "int64") || !strcmp(s, "int")) return ND_INT64;
+            if (!strcmp(s, "bool")) return ND_BOOL;
+        }
+    }
+    return -1;
+}
+NDType nd_dtype_from_value(VM *vm, Value v) { return parse_dtype(vm, v, ND_FLOAT64); }
+Value nd_dtype_object(VM *vm, NDType dt) { return nd_scalar_type(vm, dt); }
+Value nd_scalar_type(VM *vm, NDType dt) {
+    (void)vm;
+    switch (dt) {
+    case ND_FLOAT32: return t_dtype_f32 ? OBJ_VAL(t_dtype_f32) : NONE_VAL;
+    case ND_INT64: return t_dtype_i64 ? OBJ_VAL(t_dtype_i64) : NONE_VAL;
+    case ND_BOOL: return t_dtype_bool ? OBJ_VAL(t_dtype_bool) : NONE_VAL;
+    default: return t_dtype_f64 ? OBJ_VAL(t_dtype_f64) : NONE_VAL;
+    }
+}
+void nd_update_flags(NDArray *a) {
+    int64_t st = (int64_t)nd_itemsize(a->dtype);
+    bool c = true;
+    for (int i = a->ndim - 1; i >= 0; i--) {
+        if (a->shape[i] != 1 && a->strides[i] != st) c = false;
+        st *= a->shape[i];
+    }
+    a->flags = (c ? ND_C_CONTIGUOUS : 0) | ND_WRITEABLE;
+}
+NDArray *nd_wrap(VM *vm, NDType dt, void *data, int ndim, const int64_t *shape,
+                 const int64_t *strides, Value base) {
+    vm_push_root(vm, base);
+    NDArray *a = gc_alloc_obj(vm, t_ndarray, sizeof(NDArray) + 2 * (size_t)ndim * sizeof(int64_t));
+    vm_pop_roots(vm, 1);
+    a->shape = a->dims;
+    a->strides = a->dims + ndim;
+    a->dtype = dt;
+    a->ndim = ndim;
+    a->size = 1;
+    int64_t st = (int64_t)nd_itemsize(dt);
+    for (int i = ndim - 1; i >= 0; i--) {
+        a->shape[i] = shape[i];
+        a->strides[i] = strides ? strides[i] : st;
+        st *= shape[i];
+        a->size *= shape[i];
+    }
+    a->data = data;
+    a->base = base;
+    nd_update_flags(a);
+    return a;
+}
+NDArray *nd_new(VM *vm, NDType dt, int ndim, const int64_t *shape) {
+    int64_t n = 1;
+    for (int i = 0; i < ndim; i++) n *= shape[i];
+    size_t bytes = (size_t)n * nd_itemsize(dt);
+    char *data = gc_malloc(vm, bytes ? bytes : 1);
+    memset(data, 0, bytes ? bytes : 1);
+    NDArray *a = nd_wrap(vm, dt, data, ndim, shape, NULL, NONE_VAL);
+    a->nbytes_owned = bytes ? bytes : 1;
+    return a;
+}
+NDArray *nd_copy(VM *vm, NDArray *a) {
+    NDArray *c = nd_new(vm, a->dtype, a->ndim, a->shape);
+    size_t is = nd_itemsize(a->dtype);
+    int64_t idx[ND_MAXDIM] = {0};
+    for (int64_t k = 0; k < a->size; k++) {
+        char *p = a->data;
+        for (int d = 0; d < a->ndim; d++) p += idx[d] * a->strides[d];
+        memcpy(c->data + (size_t)k * is, p, is);
+        for (int d = a->ndim - 1; d >= 0; d--) {
+            if (++idx[d] < a->shape[d]) break;
+            idx[d] = 0;
+        }
+    }
+    return c;
+}
+NDArray *nd_from_value(VM *vm, Value v, int dt) {
+    if (nd_check(vm, v) && (dt < 0 || ((NDArray *)AS_OBJ(v))->dtype == (NDType)dt))
+        return (NDArray *)AS_OBJ(v);
+    Value argv[2] = {v, dt < 0 ? NONE_VAL : nd_scalar_type(vm, (NDType)dt)};
+    return (NDArray *)AS_OBJ(f_array(vm, 2, argv, NULL));
+}
+double nd_get_double(NDArray *a, int64_t flat) { return get_f(a, flat); }

@@ -12,6 +12,15 @@ Suites (each a folder of .gpy programs under tests/):
   hostile  malformed and hostile input: gpy must exit with status 1 and an
            error message, never crash (signal), hang (timeout) or exit 0.
   cli      shell scripts exercising the command line; they exit 0 on success.
+  kernels  CUDA kernels (@cuda.jit) run on the CPU device: stdout and exit
+           status must equal those of the Numba CUDA simulator running the
+           same program (NUMBA_ENABLE_CUDASIM=1 python3 prog.gpy); programs
+           whose first line is '# oracle: file' compare against NAME.out,
+           checked by hand (for what the simulator lacks). gpy runs with
+           GPY_DUMP_PTX=<tmpdir>: every PTX file a program's kernels produce
+           must assemble with `ptxas -arch=sm_80` and `-arch=sm_90`, and a
+           program must produce at least one unless a line '# ptx: none'
+           says it compiles no kernel. A missing ptxas fails the suite.
 
 Prints one line per failure and ends with 'N passed, N failed'.
 """
@@ -19,8 +28,10 @@ import argparse
 import concurrent.futures as cf
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TIMEOUT = 20
@@ -119,7 +130,68 @@ def check_cli(gpy, path, python):
     return None
 
 
-SUITES = {"lang": check_lang, "errors": check_errors, "hostile": check_hostile, "cli": check_cli}
+# Runs a program under the Numba CUDA simulator. numba.cuda is imported
+# first: real Numba only binds `numba.cuda` as an attribute of `numba` once
+# the submodule is imported, which gpy (and the seed program) rely on.
+SIMULATOR_PRELUDE = ("import sys, runpy, numba.cuda; sys.argv = sys.argv[1:]; "
+                     "runpy.run_path(sys.argv[0], run_name='__main__')")
+
+
+def find_ptxas():
+    p = shutil.which("ptxas")
+    if p:
+        return p
+    for root in (os.environ.get("CUDA_HOME"), os.environ.get("GPY_CUDA_HOME"), "/usr/local/cuda"):
+        if root and os.access(os.path.join(root, "bin", "ptxas"), os.X_OK):
+            return os.path.join(root, "bin", "ptxas")
+    return None
+
+
+def check_ptx(ptxdir, ptxas, required):
+    files = sorted(f for f in os.listdir(ptxdir) if f.endswith(".ptx"))
+    if required and not files:
+        return "no PTX was produced under GPY_DUMP_PTX (add '# ptx: none' if no kernel compiles)"
+    for f in files:
+        for arch in ("sm_80", "sm_90"):
+            rc, out, err = run([ptxas, f"-arch={arch}", "-o", os.devnull, f], ptxdir)
+            if rc != 0:
+                return f"ptxas -arch={arch} rejected {f} (status {rc}):\n{(out + err)[-2000:]}"
+    return None
+
+
+def check_kernels(gpy, path, python):
+    ptxas = find_ptxas()
+    if not ptxas:
+        return "ptxas not found (on PATH, $CUDA_HOME/bin or /usr/local/cuda/bin): the kernels suite needs it"
+    d, name = os.path.split(path)
+    kind = oracle_kind(path)
+    with open(path, encoding="utf-8", errors="replace") as f:
+        ptx_required = not re.search(r"^#\s*ptx:\s*none", f.read(), re.M)
+    with tempfile.TemporaryDirectory(prefix="gpy-ptx-") as ptxdir:
+        env = dict(os.environ, GPY_DUMP_PTX=ptxdir)
+        rc, out, err = run([gpy, name], d, env=env)
+        if rc == "timeout":
+            return "timed out"
+        if kind == "file":
+            with open(path[:-4] + ".out", encoding="utf-8") as f:
+                exp_out, exp_rc = f.read(), 0
+        else:
+            senv = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+            erc, exp_out, eerr = run([python, "-c", SIMULATOR_PRELUDE, name], d, env=senv)
+            if erc == "timeout":
+                return "the Numba simulator timed out"
+            exp_rc = erc
+            if erc != 0 and "No module named 'numba'" in eerr:
+                return "numba is not installed (pip install numba): it is the oracle of this suite"
+        if rc != exp_rc:
+            return f"exit status {rc}, expected {exp_rc}\n{err[-2000:]}"
+        if out != exp_out:
+            return "stdout differs: " + first_diff(exp_out, out)
+        return check_ptx(ptxdir, ptxas, ptx_required)
+
+
+SUITES = {"lang": check_lang, "errors": check_errors, "hostile": check_hostile, "cli": check_cli,
+          "kernels": check_kernels}
 
 
 def main():

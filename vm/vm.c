@@ -156,6 +156,7 @@ static void init_all(VM *vm, void *ud) {
     module_register_native(vm, "sys", stdlib_sys);
     module_register_native(vm, "os", stdlib_os);
     module_register_native(vm, "random", stdlib_random);
+    cuda_register_modules(vm);
 
     vm->sys_module = stdlib_sys(vm);
     dict_set_cstr(vm, vm->modules, "sys", OBJ_VAL(vm->sys_module));
@@ -220,12 +221,20 @@ static void flush_streams(VM *vm) {
     fflush(stdout);
 }
 
+void vm_on_free(VM *vm, void (*hook)(VM *vm)) {
+    for (int32_t i = 0; i < vm->nfree_hooks; i++)
+        if (vm->free_hooks[i] == hook) return;
+    if (vm->nfree_hooks >= (int32_t)(sizeof vm->free_hooks / sizeof vm->free_hooks[0])) abort();
+    vm->free_hooks[vm->nfree_hooks++] = hook;
+}
+
 void vm_free(VM *vm) {
     if (!vm) return;
     if (vm->memory_error.tag == VAL_OBJ) flush_streams(vm);
     vm->nframes = 0;
     vm->stack_top = vm->stack;
     vm->nroots = 0;
+    while (vm->nfree_hooks > 0) vm->free_hooks[--vm->nfree_hooks](vm);
     gc_free_all(vm);
     free(vm->strings.slots);
     free(vm->stack);

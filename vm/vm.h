@@ -196,11 +196,23 @@ struct VM {
     /* vm.c: set when SystemExit ended a run (the REPL / embedder then exits) */
     bool exit_requested;
     int exit_code;
+
+    /* Per-VM state of the subsystems outside vm/ (no globals: several VMs may
+    ** live in one process). Each is created on first use by its owner and
+    ** released by the hook it registers with vm_on_free. */
+    struct NDState *nd;     /* stdlib/ndarray.c: array, dtype and scalar types */
+    struct CudaState *cuda; /* stdlib/cuda.c: the cuda module's types and device arrays */
+    struct JitState *jit;   /* jit/jit.c: LLVM targets, ORC, libdevice */
+    struct JitTypes *jit_types; /* jit/types.c: interned kernel types */
+    void (*free_hooks[8])(VM *vm);
+    int32_t nfree_hooks;
 };
 
 /* ================= vm.c: creating and destroying a VM ================= */
 VM *vm_new(int argc, char **argv); /* argv: sys.argv (argv[0] is the script) */
 void vm_free(VM *vm);
+/* Registers a function vm_free calls (newest first) before objects are freed. */
+void vm_on_free(VM *vm, void (*hook)(VM *vm));
 /* Compiles and runs source text as module __main__ (or name). Returns 0 on
 ** success; on an uncaught exception prints the traceback to stderr and
 ** returns 1; SystemExit returns its code. */
@@ -515,6 +527,8 @@ Module *stdlib_time(VM *vm);      /* stdlib/time.c */
 Module *stdlib_sys(VM *vm);       /* stdlib/sys.c */
 Module *stdlib_os(VM *vm);        /* stdlib/os.c */
 Module *stdlib_random(VM *vm);    /* stdlib/random.c */
+/* stdlib/cuda.c: registers cuda, numba, numba.cuda, numba.core(.errors) */
+void cuda_register_modules(VM *vm);
 void file_init(VM *vm);           /* stdlib/file.c: file objects, open() */
 Value file_open(VM *vm, Str *path, Str *mode);
 Value file_from_stream(VM *vm, FILE *f, const char *name, const char *mode, bool owned);

@@ -1,0 +1,52 @@
+/*
+** cpu_device.h — the CPU device: runs a compiled kernel's grid on the cores
+** of this machine with CUDA's semantics.
+**
+** Blocks are spread over a pool of worker threads (one per core, created on
+** first launch, kept for the life of the VM). Within a block:
+**   - kernels without barriers: the compiled block function loops over the
+**     block's threads itself (plain native loop);
+**   - kernels with barriers: each thread of the block is a fiber with its own
+**     small stack; fibers run one after another on the worker and switch only
+**     when a thread reaches a barrier (cuda.syncthreads), so when every live
+**     thread of the block has arrived, all continue. A thread that returns
+**     early no longer counts toward the barrier (as on the GPU, where exited
+**     threads do not block bar.sync).
+** Each block gets its own zeroed shared-memory area of shared_bytes.
+** Launches are synchronous: gpu_cpu_launch returns when the grid is done.
+*/
+#ifndef GPY_CPU_DEVICE_H
+#define GPY_CPU_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../jit/jit.h"
+
+typedef struct CpuDevice CpuDevice;
+
+typedef struct CpuLaunch {
+    uint32_t grid[3];       /* gridDim x, y, z (each ≥ 1) */
+    uint32_t block[3];      /* blockDim x, y, z (each ≥ 1, product ≤ 1024) */
+    size_t shared_bytes;    /* per-block shared memory (static + dynamic) */
+    CpuBlockFn block_fn;    /* used when non-NULL and !uses_barrier */
+    CpuThreadFn thread_fn;  /* used for barrier kernels */
+    bool uses_barrier;
+    void **params;          /* kernel parameters (see the ABI in jit.h) */
+} CpuLaunch;
+
+/* Creates the device; nthreads 0 = one worker per online core (GPY_CPU_THREADS
+** overrides). Workers start lazily on the first launch. */
+CpuDevice *gpu_cpu_new(int nthreads);
+void gpu_cpu_free(CpuDevice *d);
+/* Number of worker threads the device uses. */
+int gpu_cpu_workers(CpuDevice *d);
+/* Runs a grid to completion. Returns 0, or -1 with a message in err (stack
+** allocation failure, invalid dimensions). */
+int gpu_cpu_launch(CpuDevice *d, const CpuLaunch *l, char *err, size_t errsize);
+
+/* Called by compiled kernel code (the CPU target emits calls to it):
+** the barrier of cuda.syncthreads(). ctx->block identifies the fiber group. */
+void gpy_cpu_syncthreads(KernelCtx *ctx);
+
+#endif

@@ -1,0 +1,486 @@
+/*
+** jit.c — the kernel compiler's driver: per-VM LLVM state (target machines,
+** one ORC LLJIT, libdevice), and jit_compile: infer → lower → verify →
+** O3 → PTX text and/or native code for the CPU device.
+*/
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/LLJIT.h>
+#include <llvm-c/Orc.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+#include "../gpu/cpu_device.h"
+#include "target.h"
+
+struct JitModule {
+    LLVMOrcResourceTrackerRef rt; /* the CPU code of one kernel */
+};
+
+/* CPUs LLVM 19 and CUDA 13's ptxas both accept (see notes/llvm19.md). */
+static const int ptx_ccs[] = {75, 80, 86, 87, 89, 90};
+
+/* ------------------------------------------------------------ state */
+
+static void jit_state_free(VM *vm) {
+    struct JitState *js = vm->jit;
+    if (!js) return;
+    if (js->jit) LLVMOrcDisposeLLJIT(js->jit);
+    for (int i = 0; i < js->nptx; i++) LLVMDisposeTargetMachine(js->ptx_tm[i]);
+    if (js->host_tm) LLVMDisposeTargetMachine(js->host_tm);
+    free(js->libdevice);
+    free(js);
+    vm->jit = NULL;
+}
+
+static void diag_handler(LLVMDiagnosticInfoRef di, void *ctx) {
+    JitDiag *d = ctx;
+    if (LLVMGetDiagInfoSeverity(di) != LLVMDSError) return;
+    if (!d->error) {
+        char *m = LLVMGetDiagInfoDescription(di);
+        snprintf(d->msg, sizeof d->msg, "%s", m ? m : "LLVM error");
+        LLVMDisposeMessage(m);
+    }
+    d->error = true;
+}
+
+static struct JitState *jit_state(VM *vm) {
+    if (vm->jit) return vm->jit;
+    struct JitState *js = calloc(1, sizeof *js);
+    if (!js) return NULL;
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+    LLVMInitializeNativeTarget();
+    LLVMInitializeNativeAsmPrinter();
+    vm->jit = js;
+    vm_on_free(vm, jit_state_free);
+    return js;
+}
+
+static char *take_error(LLVMErrorRef e, char *err, size_t errsize, const char *what) {
+    char *m = LLVMGetErrorMessage(e);
+    snprintf(err, errsize, "%s: %s", what, m);
+    LLVMDisposeErrorMessage(m);
+    return NULL;
+}
+
+static LLVMTargetMachineRef host_tm_new(void) {
+    char *triple = LLVMGetDefaultTargetTriple();
+    LLVMTargetRef t = NULL;
+    char *msg = NULL;
+    LLVMTargetMachineRef tm = NULL;
+    if (!LLVMGetTargetFromTriple(triple, &t, &msg)) {
+        char *cpu = LLVMGetHostCPUName(), *feat = LLVMGetHostCPUFeatures();
+        tm = LLVMCreateTargetMachine(t, triple, cpu, feat, LLVMCodeGenLevelAggressive, LLVMRelocPIC,
+                                     LLVMCodeModelJITDefault);
+        LLVMDisposeMessage(cpu);
+        LLVMDisposeMessage(feat);
+    }
+    LLVMDisposeMessage(msg);
+    LLVMDisposeMessage(triple);
+    return tm;
+}
+
+/* The VM's LLJIT: compiles at O3 for this host, resolves libm through the
+** process, and knows the CPU device's barrier function. */
+static LLVMOrcLLJITRef get_lljit(struct JitState *js, char *err, size_t errsize) {
+    if (js->jit) return js->jit;
+    LLVMTargetMachineRef tm = host_tm_new();
+    if (!tm) {
+        snprintf(err, errsize, "no LLVM target for this host");
+        return NULL;
+    }
+    LLVMOrcLLJITBuilderRef bld = LLVMOrcCreateLLJITBuilder();
+    LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(bld, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(tm));
+    LLVMOrcLLJITRef J;
+    LLVMErrorRef e = LLVMOrcCreateLLJIT(&J, bld);
+    if (e) return take_error(e, err, errsize, "cannot create the native JIT"), NULL;
+    LLVMOrcJITDylibRef jd = LLVMOrcLLJITGetMainJITDylib(J);
+    LLVMOrcDefinitionGeneratorRef gen;
+    e = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(&gen, LLVMOrcLLJITGetGlobalPrefix(J), NULL, NULL);
+    if (e) {
+        LLVMOrcDisposeLLJIT(J);
+        return take_error(e, err, errsize, "cannot create the native JIT"), NULL;
+    }
+    LLVMOrcJITDylibAddGenerator(jd, gen);
+    LLVMOrcCSymbolMapPair sym = {
+        LLVMOrcLLJITMangleAndIntern(J, "gpy_cpu_syncthreads"),
+        {(LLVMOrcJITTargetAddress)(uintptr_t)&gpy_cpu_syncthreads,
+         {LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable, 0}}};
+    e = LLVMOrcJITDylibDefine(jd, LLVMOrcAbsoluteSymbols(&sym, 1));
+    if (e) {
+        LLVMOrcDisposeLLJIT(J);
+        return take_error(e, err, errsize, "cannot create the native JIT"), NULL;
+    }
+    js->jit = J;
+    return J;
+}
+
+/* cc 0 → GPY_CUDA_ARCH ("sm_90", "90", "9.0") → 80; then the highest
+** supported CPU not above it. Returns 0 with err set when below sm_75. */
+static int choose_cc(int cc, char *err, size_t errsize) {
+    if (cc <= 0) {
+        const char *e = getenv("GPY_CUDA_ARCH");
+        cc = 80;
+        if (e && *e) {
+            const char *p = e;
+            if (!strncmp(p, "sm_", 3) || !strncmp(p, "compute_", 8)) p = strchr(p, '_') + 1;
+            int major = 0, minor = 0;
+            if (sscanf(p, "%d.%d", &major, &minor) == 2) cc = major * 10 + minor;
+            else if (major > 0) cc = major < 10 ? major * 10 : major;
+            else {
+                snprintf(err, errsize, "GPY_CUDA_ARCH=%s: expected e.g. sm_80 or 90", e);
+                return 0;
+            }
+        }
+    }
+    int best = 0;
+    for (size_t i = 0; i < sizeof ptx_ccs / sizeof *ptx_ccs; i++)
+        if (ptx_ccs[i] <= cc) best = ptx_ccs[i];
+    if (!best) snprintf(err, errsize, "compute capability %d.%d is not supported (need 7.5 or newer)", cc / 10, cc % 10);
+    return best;
+}
+
+static LLVMTargetMachineRef ptx_tm(struct JitState *js, int cc, char *err, size_t errsize) {
+    for (int i = 0; i < js->nptx; i++)
+        if (js->ptx_cc[i] == cc) return js->ptx_tm[i];
+    LLVMTargetRef t;
+    char *msg = NULL;
+    if (LLVMGetTargetFromTriple("nvptx64-nvidia-cuda", &t, &msg)) {
+        snprintf(err, errsize, "NVPTX target unavailable: %s", msg ? msg : "?");
+        LLVMDisposeMessage(msg);
+        return NULL;
+    }
+    char cpu[16];
+    snprintf(cpu, sizeof cpu, "sm_%d", cc);
+    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(t, "nvptx64-nvidia-cuda", cpu, "",
+                                                      LLVMCodeGenLevelAggressive, LLVMRelocDefault,
+                                                      LLVMCodeModelDefault);
+    if (!tm || js->nptx == 8) {
+        snprintf(err, errsize, "cannot create the NVPTX target machine for %s", cpu);
+        if (tm) LLVMDisposeTargetMachine(tm);
+        return NULL;
+    }
+    js->ptx_cc[js->nptx] = cc;
+    js->ptx_tm[js->nptx++] = tm;
+    return tm;
+}
+
+/* ------------------------------------------------------------ compile */
+
+static void lower_init(Lower *L, VM *vm, LLVMContextRef C, LLVMModuleRef M, const Target *tg,
+                       bool fastmath, char *err, size_t errsize) {
+    memset(L, 0, sizeof *L);
+    L->vm = vm;
+    L->C = C;
+    L->M = M;
+    L->tg = tg;
+    L->fastmath = fastmath;
+    L->err = err;
+    L->errsize = errsize;
+}
+
+static void lower_done(Lower *L) {
+    free(L->vars);
+    free(L->fns);
+    L->vars = NULL;
+    L->fns = NULL;
+}
+
+/* Verifies M; a failure names the function and LLVM's complaint. */
+static bool verify(LLVMModuleRef M, const char *name, char *err, size_t errsize) {
+    char *msg = NULL;
+    if (LLVMVerifyModule(M, LLVMReturnStatusAction, &msg)) {
+        snprintf(err, errsize, "internal error: invalid LLVM IR for '%s': %.400s", name, msg ? msg : "");
+        LLVMDisposeMessage(msg);
+        return false;
+    }
+    LLVMDisposeMessage(msg);
+    return true;
+}
+
+static bool run_o3(LLVMModuleRef M, LLVMTargetMachineRef tm, char *err, size_t errsize) {
+    LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();
+    LLVMErrorRef e = LLVMRunPasses(M, "default<O3>", tm, o);
+    LLVMDisposePassBuilderOptions(o);
+    if (e) {
+        take_error(e, err, errsize, "LLVM optimization failed");
+        return false;
+    }
+    return true;
+}
+
+/* Codegen of an llvm.* name LLVM does not know exits the process; find one
+** first (libdevice's __nv_fast_tanhf uses llvm.nvvm.tanh.approx.f32). */
+static bool check_intrinsics(LLVMModuleRef M, char *err, size_t errsize) {
+    for (LLVMValueRef f = LLVMGetFirstFunction(M); f; f = LLVMGetNextFunction(f)) {
+        size_t len;
+        const char *name = LLVMGetValueName2(f, &len);
+        if (LLVMIsDeclaration(f) && len > 5 && !strncmp(name, "llvm.", 5) && LLVMGetIntrinsicID(f) == 0 &&
+            LLVMGetFirstUse(f)) {
+            snprintf(err, errsize, "the GPU code needs %s, which this LLVM cannot compile", name);
+            return false;
+        }
+    }
+    return true;
+}
+
+static void fill_params(Lower *L, JitKernel *k, JFunc *f) {
+    LLVMTypeRef tys[512];
+    int n = 0;
+    for (int i = 0; i < f->nargs; i++) lower_abi_types(L, f->argtypes[i], tys, &n, 512);
+    k->nparams = n;
+    k->params = calloc((size_t)(n ? n : 1), sizeof *k->params);
+    for (int i = 0; i < n && k->params; i++) {
+        LLVMTypeRef t = tys[i];
+        uint32_t sz = 8;
+        if (LLVMGetTypeKind(t) == LLVMIntegerTypeKind) sz = LLVMGetIntTypeWidth(t) / 8;
+        else if (t == L->t_f32) sz = 4;
+        else if (t == L->t_f16) sz = 2;
+        k->params[i].size = sz;
+    }
+}
+
+/* Builds f's module for target tg into M; returns the root function. */
+static LLVMValueRef build(Lower *L, JFunc *f, bool device_only) {
+    return device_only ? lower_device_module(L, f) : lower_module(L, f);
+}
+
+static char *print_ir(LLVMModuleRef M) {
+    char *s = LLVMPrintModuleToString(M);
+    char *copy = s ? strdup(s) : NULL;
+    LLVMDisposeMessage(s);
+    return copy;
+}
+
+/* PTX for f (a kernel, or a device function alone when device_only). */
+static char *compile_ptx(VM *vm, struct JitState *js, JFunc *f, int cc, bool fastmath, bool device_only,
+                         JitKernel *k, char *entry, size_t entrysize, char *err, size_t errsize) {
+    LLVMTargetMachineRef tm = ptx_tm(js, cc, err, errsize);
+    if (!tm) return NULL;
+    LLVMContextRef C = LLVMContextCreate();
+    js->diag.error = false;
+    LLVMContextSetDiagnosticHandler(C, diag_handler, &js->diag);
+    LLVMModuleRef M = LLVMModuleCreateWithNameInContext(f->name, C);
+    LLVMSetTarget(M, "nvptx64-nvidia-cuda");
+    LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
+    char *dl = LLVMCopyStringRepOfTargetData(td);
+    LLVMSetDataLayout(M, dl);
+    LLVMDisposeMessage(dl);
+    LLVMDisposeTargetData(td);
+    Lower L;
+    lower_init(&L, vm, C, M, &jit_target_ptx, fastmath, err, errsize);
+    LLVMValueRef fn = build(&L, f, device_only);
+    char *ptx = NULL;
+    if (!fn) goto done;
+    if (k && L.smem_bytes > k->shared_bytes) k->shared_bytes = L.smem_bytes; /* the CPU layout pads: keep the larger */
+    size_t len;
+    snprintf(entry, entrysize, "%s", LLVMGetValueName2(fn, &len));
+    if (fastmath) {
+        LLVMValueRef one = LLVMConstInt(LLVMInt32TypeInContext(C), 1, 0);
+        LLVMAddModuleFlag(M, LLVMModuleFlagBehaviorOverride, "nvvm-reflect-ftz", 16, LLVMValueAsMetadata(one));
+    }
+    if (!verify(M, f->name, err, errsize)) goto done;
+    if (L.needs_libdevice && !jit_link_libdevice(vm, M, err, errsize)) goto done;
+    if (!run_o3(M, tm, err, errsize)) goto done;
+    if (!check_intrinsics(M, err, errsize)) goto done; /* after O3 dropped dead paths */
+    if (k) { /* inspect_llvm shows the GPU's IR when there is one, as Numba's does */
+        free(k->llvm_ir);
+        k->llvm_ir = print_ir(M);
+    }
+    LLVMMemoryBufferRef buf = NULL;
+    char *msg = NULL;
+    if (LLVMTargetMachineEmitToMemoryBuffer(tm, M, LLVMAssemblyFile, &msg, &buf) || js->diag.error) {
+        snprintf(err, errsize, "PTX code generation failed for '%s': %s", f->name,
+                 js->diag.error ? js->diag.msg : msg ? msg : "?");
+        LLVMDisposeMessage(msg);
+        if (buf) LLVMDisposeMemoryBuffer(buf);
+        goto done;
+    }
+    size_t n = LLVMGetBufferSize(buf);
+    ptx = malloc(n + 1);
+    if (ptx) {
+        memcpy(ptx, LLVMGetBufferStart(buf), n);
+        ptx[n] = 0;
+    } else {
+        snprintf(err, errsize, "out of memory");
+    }
+    LLVMDisposeMemoryBuffer(buf);
+done:
+    lower_done(&L);
+    LLVMDisposeModule(M);
+    LLVMContextDispose(C);
+    return ptx;
+}
+
+/* Native code for kernel f through the VM's LLJIT. */
+static bool compile_cpu(VM *vm, struct JitState *js, JFunc *f, bool fastmath, JitKernel *k, char *err,
+                        size_t errsize) {
+    LLVMOrcLLJITRef J = get_lljit(js, err, errsize);
+    if (!J) return false;
+    if (!js->host_tm) js->host_tm = host_tm_new();
+    LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
+    LLVMContextRef C = LLVMOrcThreadSafeContextGetContext(tsc);
+    js->diag.error = false;
+    LLVMContextSetDiagnosticHandler(C, diag_handler, &js->diag);
+    LLVMModuleRef M = LLVMModuleCreateWithNameInContext(f->name, C);
+    LLVMSetTarget(M, LLVMOrcLLJITGetTripleString(J));
+    LLVMSetDataLayout(M, LLVMOrcLLJITGetDataLayoutStr(J));
+    Lower L;
+    lower_init(&L, vm, C, M, &jit_target_cpu, fastmath, err, errsize);
+    bool ok = false;
+    LLVMValueRef body = build(&L, f, false);
+    char bname[200], tname[200];
+    size_t len;
+    if (!body) goto fail;
+    unsigned serial = ++js->serial;
+    const char *bn = LLVMGetValueName2(body, &len);
+    snprintf(bname, sizeof bname, "%.150s_block_%u", bn, serial);
+    snprintf(tname, sizeof tname, "%.150s_thread_%u", bn, serial);
+    jit_cpu_entries(&L, body, f->uses_barrier ? NULL : bname, tname);
+    k->shared_bytes = L.smem_bytes;
+    if (!verify(M, f->name, err, errsize)) goto fail;
+    if (js->host_tm && !run_o3(M, js->host_tm, err, errsize)) goto fail;
+    free(k->llvm_ir);
+    k->llvm_ir = print_ir(M);
+    lower_done(&L);
+    LLVMOrcJITDylibRef jd = LLVMOrcLLJITGetMainJITDylib(J);
+    LLVMOrcResourceTrackerRef rt = LLVMOrcJITDylibCreateResourceTracker(jd);
+    LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(M, tsc);
+    LLVMOrcDisposeThreadSafeContext(tsc);
+    LLVMErrorRef e = LLVMOrcLLJITAddLLVMIRModuleWithRT(J, rt, tsm);
+    if (e) {
+        LLVMOrcDisposeThreadSafeModule(tsm);
+        LLVMOrcReleaseResourceTracker(rt);
+        take_error(e, err, errsize, "native compile failed");
+        return false;
+    }
+    k->module = calloc(1, sizeof *k->module);
+    if (k->module) k->module->rt = rt;
+    LLVMOrcExecutorAddress addr = 0;
+    e = LLVMOrcLLJITLookup(J, &addr, tname);
+    if (e || js->diag.error) {
+        if (e) take_error(e, err, errsize, "native compile failed");
+        else snprintf(err, errsize, "native compile failed: %s", js->diag.msg);
+        return false;
+    }
+    k->cpu_thread = (CpuThreadFn)(uintptr_t)addr;
+    if (!f->uses_barrier) {
+        e = LLVMOrcLLJITLookup(J, &addr, bname);
+        if (e) {
+            take_error(e, err, errsize, "native compile failed");
+            return false;
+        }
+        k->cpu_block = (CpuBlockFn)(uintptr_t)addr;
+    }
+    return true;
+fail:
+    lower_done(&L);
+    LLVMDisposeModule(M);
+    LLVMOrcDisposeThreadSafeContext(tsc);
+    return ok;
+}
+
+JitKernel *jit_compile(VM *vm, Function *fn, int nargs, const JType *const *argtypes, int targets,
+                       int cc, bool fastmath, char *err, size_t errsize) {
+    struct JitState *js = jit_state(vm);
+    if (!js) {
+        snprintf(err, errsize, "out of memory");
+        return NULL;
+    }
+    int chosen = 0;
+    if (targets & JIT_TARGET_PTX) {
+        chosen = choose_cc(cc, err, errsize);
+        if (!chosen) return NULL;
+    }
+    JFunc *f = jit_infer(vm, fn, nargs, argtypes, true, err, errsize);
+    if (!f) return NULL;
+    JitKernel *k = calloc(1, sizeof *k);
+    if (!k) {
+        jf_free(f);
+        snprintf(err, errsize, "out of memory");
+        return NULL;
+    }
+    k->func = f;
+    k->uses_barrier = f->uses_barrier;
+    {
+        /* the parameter ABI, computed with a throwaway context */
+        LLVMContextRef C = LLVMContextCreate();
+        Lower L;
+        lower_init(&L, vm, C, NULL, &jit_target_ptx, false, err, errsize);
+        L.t_i8 = LLVMInt8TypeInContext(C);
+        L.t_i1 = LLVMInt1TypeInContext(C);
+        L.t_i16 = LLVMInt16TypeInContext(C);
+        L.t_i32 = LLVMInt32TypeInContext(C);
+        L.t_i64 = LLVMInt64TypeInContext(C);
+        L.t_f16 = LLVMHalfTypeInContext(C);
+        L.t_f32 = LLVMFloatTypeInContext(C);
+        L.t_f64 = LLVMDoubleTypeInContext(C);
+        L.t_ptr = LLVMPointerTypeInContext(C, 0);
+        L.f = f;
+        bool ok = !setjmp(L.fail);
+        if (ok) fill_params(&L, k, f);
+        LLVMContextDispose(C);
+        if (!ok || !k->params) {
+            if (ok) snprintf(err, errsize, "out of memory");
+            jit_kernel_free(vm, k);
+            return NULL;
+        }
+    }
+    if ((targets & JIT_TARGET_CPU) && !compile_cpu(vm, js, f, fastmath, k, err, errsize)) {
+        jit_kernel_free(vm, k);
+        return NULL;
+    }
+    if (targets & JIT_TARGET_PTX) {
+        k->ptx = compile_ptx(vm, js, f, chosen, fastmath, false, k, k->entry, sizeof k->entry, err, errsize);
+        if (!k->ptx) {
+            jit_kernel_free(vm, k);
+            return NULL;
+        }
+    }
+    return k;
+}
+
+void jit_kernel_free(VM *vm, JitKernel *k) {
+    if (!k) return;
+    if (k->module) {
+        /* after the VM's LLJIT is gone (vm_free hooks run in any order) the
+        ** tracker went with it: touching it would be a use after free */
+        if (k->module->rt && vm->jit && vm->jit->jit) {
+            LLVMErrorRef e = LLVMOrcResourceTrackerRemove(k->module->rt);
+            if (e) LLVMConsumeError(e);
+            LLVMOrcReleaseResourceTracker(k->module->rt);
+        }
+        free(k->module);
+    }
+    if (k->func) jf_free(k->func);
+    free(k->params);
+    free(k->ptx);
+    free(k->llvm_ir);
+    free(k);
+}
+
+char *jit_compile_ptx_device(VM *vm, Function *fn, int nargs, const JType *const *argtypes, int cc,
+                             bool fastmath, const JType **ret, char *err, size_t errsize) {
+    struct JitState *js = jit_state(vm);
+    if (!js) {
+        snprintf(err, errsize, "out of memory");
+        return NULL;
+    }
+    int chosen = choose_cc(cc, err, errsize);
+    if (!chosen) return NULL;
+    JFunc *f = jit_infer(vm, fn, nargs, argtypes, false, err, errsize);
+    if (!f) return NULL;
+    char entry[160];
+    char *ptx = compile_ptx(vm, js, f, chosen, fastmath, true, NULL, entry, sizeof entry, err, errsize);
+    if (ret) *ret = f->ret;
+    jf_free(f);
+    return ptx;
+}

@@ -1,0 +1,248 @@
+/*
+** jit.h — the typed kernel compiler: the contract between its parts.
+**
+**   Function + argument types ─infer.c─▶ JFunc (types of every node/variable)
+**   JFunc ─lower.c + target_*.c─▶ LLVM IR ─jit.c─▶ PTX text / native code
+**
+** The front end (types.c, infer.c) knows nothing of LLVM; the back end
+** (lower.c, target_ptx.c, target_cpu.c, jit.c) never re-derives a type: it
+** reads everything from the JFunc. The cuda module (stdlib/cuda.c) calls
+** jit_compile() at a kernel's first launch per argument-type signature and
+** keeps the JitKernel it returns in its own cache.
+*/
+#ifndef GPY_JIT_H
+#define GPY_JIT_H
+
+#include "ast.h"
+#include "vm.h"
+#include "../stdlib/ndarray.h"
+
+/* ------------------------------------------------------------------ types */
+
+/* Scalar kinds share NDType's numbering (JK_FLOAT32 == ND_FLOAT32, ...). */
+typedef enum JKind {
+    JK_BOOL = ND_BOOL,
+    JK_INT8 = ND_INT8, JK_INT16, JK_INT32, JK_INT64,
+    JK_UINT8, JK_UINT16, JK_UINT32, JK_UINT64,
+    JK_FLOAT16, JK_FLOAT32, JK_FLOAT64,
+    JK_VOID = ND__COUNT, /* no value: kernels, device functions without return */
+    JK_NONE,             /* the None literal (only as "return None" / "return") */
+    JK_ARRAY,            /* dtype, ndim, layout */
+    JK_TUPLE,            /* n, elems (homogeneous or not) */
+    JK_RANGE,            /* the value of range(...): only iterated by for */
+    JK_DTYPE,            /* a dtype used as a value (np.float32, numba.int32): dtype */
+    JK_FUNCTION,         /* a device function used as a value: fn */
+    JK_MODULE,           /* a module or namespace (math, cuda, cuda.threadIdx): path */
+    JK_STRING,           /* a string literal (print, later) */
+} JKind;
+
+typedef struct JType {
+    JKind kind;
+    NDType dtype;             /* JK_ARRAY, JK_DTYPE */
+    int32_t ndim;             /* JK_ARRAY */
+    char layout;              /* JK_ARRAY: 'C' (C-contiguous), 'F' or 'A' (any strides) */
+    int32_t n;                /* JK_TUPLE: number of elements */
+    const struct JType **elems; /* JK_TUPLE */
+    Function *fn;             /* JK_FUNCTION: the Python function of the device function */
+    const char *path;         /* JK_MODULE: normalized dotted path: "math", "cuda", "cuda.threadIdx",
+                                 "cuda.shared", "cuda.atomic", "numpy" */
+} JType;
+
+/* Types are interned per VM (pointer equality is type equality). Scalars and
+** the singleton kinds come from jt_scalar(). */
+const JType *jt_scalar(VM *vm, JKind k);
+const JType *jt_array(VM *vm, NDType dtype, int ndim, char layout);
+const JType *jt_tuple(VM *vm, int n, const JType *const *elems);
+const JType *jt_dtype(VM *vm, NDType dtype);
+const JType *jt_function(VM *vm, Function *fn);
+const JType *jt_module(VM *vm, const char *path);
+/* Numba's spelling: "float32", "int64", "array(float32, 1d, C)",
+** "UniTuple(int64 x 2)", "Tuple(int64, float32)". Writes into buf. */
+const char *jt_name(const JType *t, char *buf, size_t size);
+/* The type of a host value passed as a kernel argument; NULL (and a message
+** in err) when it cannot be passed. Python int → int64, float → float64,
+** bool → bool, numpy scalars → their dtype, arrays → array(dtype, ndim,
+** 'C' when C-contiguous else 'A'), device arrays likewise, tuples of those.
+** Implemented by the cuda module (stdlib/cuda*.c), which knows device arrays. */
+const JType *jt_of_value(VM *vm, Value v, char *err, size_t errsize);
+static inline bool jt_is_scalar(const JType *t) { return t->kind <= JK_FLOAT64; }
+static inline bool jt_is_int(const JType *t) { return t->kind >= JK_INT8 && t->kind <= JK_UINT64; }
+static inline bool jt_is_float(const JType *t) { return t->kind >= JK_FLOAT16 && t->kind <= JK_FLOAT64; }
+
+/* --------------------------------------------------- what names resolve to
+** Every AST_CALL, AST_ATTRIBUTE and AST_NAME node that denotes something
+** other than a plain local/argument gets one of these in its JInfo.builtin. */
+typedef enum JBuiltin {
+    JB_NONE = 0,
+    JB_CONST,          /* a global (or module attribute like math.pi) captured at compile
+                          time: JInfo.constant holds the value, JInfo.type its type */
+    JB_DEVICE_CALL,    /* call of a device function: JInfo.callee */
+    /* special registers: AST_ATTRIBUTE nodes (cuda.threadIdx.x), type int32 */
+    JB_THREADIDX_X, JB_THREADIDX_Y, JB_THREADIDX_Z,
+    JB_BLOCKIDX_X, JB_BLOCKIDX_Y, JB_BLOCKIDX_Z,
+    JB_BLOCKDIM_X, JB_BLOCKDIM_Y, JB_BLOCKDIM_Z,
+    JB_GRIDDIM_X, JB_GRIDDIM_Y, JB_GRIDDIM_Z,
+    JB_LANEID, JB_WARPSIZE,           /* cuda.laneid, cuda.warpsize: int32 */
+    /* calls */
+    JB_GRID, JB_GRIDSIZE,             /* cuda.grid(n) / gridsize(n): int64, or UniTuple(int64 x n) */
+    JB_SYNCTHREADS,                   /* cuda.syncthreads(): void */
+    JB_SHARED_ARRAY, JB_LOCAL_ARRAY,  /* cuda.shared.array / cuda.local.array: JInfo.shape, type array(dt, ndim, 'C') */
+    JB_ATOMIC_ADD, JB_ATOMIC_SUB, JB_ATOMIC_MAX, JB_ATOMIC_MIN,
+    JB_ATOMIC_EXCH, JB_ATOMIC_CAS,    /* cuda.atomic.*(array, index, value[, value]): returns the old value */
+    JB_RANGE,                         /* range(...) in a for loop: type JK_RANGE */
+    JB_LEN,                           /* len(array) / len(tuple): int64 */
+    JB_MIN, JB_MAX, JB_ABS, JB_ROUND, /* builtins on scalars; round(x) → int64, round(x, n) → float */
+    JB_INT, JB_FLOAT, JB_BOOL,        /* int(x) → int64, float(x) → float64, bool(x) */
+    JB_CAST,                          /* np.float32(x), numba.int32(x) ...: JInfo.type is the target */
+    /* math module (and the numpy ufuncs of the same name on scalars); the
+       operand type of the call is JInfo.op_type (float32 or float64; ints
+       are converted to float64 first, as Numba does) */
+    JB_MATH_SQRT, JB_MATH_EXP, JB_MATH_LOG, JB_MATH_LOG2, JB_MATH_LOG10, JB_MATH_POW,
+    JB_MATH_SIN, JB_MATH_COS, JB_MATH_TAN, JB_MATH_ASIN, JB_MATH_ACOS, JB_MATH_ATAN,
+    JB_MATH_ATAN2, JB_MATH_SINH, JB_MATH_COSH, JB_MATH_TANH, JB_MATH_FLOOR, JB_MATH_CEIL,
+    JB_MATH_FABS, JB_MATH_ERF, JB_MATH_ERFC, JB_MATH_GAMMA, JB_MATH_LGAMMA,
+    JB_MATH_ISNAN, JB_MATH_ISINF, JB_MATH_ISFINITE, /* → bool */
+    /* array attributes: AST_ATTRIBUTE nodes on an array value */
+    JB_ARRAY_SHAPE,                   /* UniTuple(int64 x ndim) */
+    JB_ARRAY_SIZE, JB_ARRAY_NDIM,     /* int64 */
+    JB__COUNT
+} JBuiltin;
+
+/* What inference knows about one AST node. */
+typedef struct JInfo {
+    const JType *type;     /* type of the value the expression produces (JK_VOID for
+                              statements-like calls); for assignment targets, the
+                              variable's (unified) type */
+    const JType *op_type;  /* AST_BINOP, AST_AUGASSIGN, AST_UNARYOP: the type the operation is
+                              computed in (operands are converted to it first; e.g. int64 / int64
+                              → float64, float32 + int64 → float64). AST_CALL of JB_MIN/MAX/ABS and
+                              JB_MATH_*: the operand type. AST_SUBSCRIPT: NULL. */
+    const JType **cmp_types; /* AST_COMPARE: the type each comparison i (left-or-previous vs
+                                comparators[i]) is computed in */
+    JBuiltin builtin;
+    Value constant;        /* JB_CONST: the value (an int, float or bool) */
+    struct JFunc *callee;  /* JB_DEVICE_CALL: the inferred specialization called */
+    int64_t shape[3];      /* JB_SHARED_ARRAY / JB_LOCAL_ARRAY: constant shape (ndim in type).
+                              AST_SUBSCRIPT of a tuple: shape[1] = 1 when the index is a
+                              compile-time constant (literal, -literal or captured global),
+                              shape[0] = that index normalized to [0, n) */
+    int32_t var;           /* AST_NAME of a local (read or assigned): index into JFunc.vars; else -1 */
+} JInfo;
+
+/* A local variable (parameters first, in order). Its type is the unification
+** of every value assigned to it; variables are never re-typed mid-function. */
+typedef struct JVar {
+    const char *name;   /* in the function's Source arena; the parser does not intern
+                           identifiers, so compare with strcmp (jf_var does) or use
+                           JInfo.var of the AST_NAME node */
+    const JType *type;
+    int param_index;    /* -1 for non-parameters */
+} JVar;
+
+/* One specialization of a function on argument types, fully typed. */
+typedef struct JFunc {
+    Function *fn;            /* fn->proto->ast is the AST_FUNCTIONDEF; fn->globals resolves names */
+    AstNode *def;
+    const char *name;        /* fn's name */
+    int nargs;
+    const JType **argtypes;
+    const JType *ret;        /* JK_VOID for kernels and functions without a value return */
+    JVar *vars;
+    int nvars;
+    bool is_kernel;
+    bool uses_barrier;       /* calls syncthreads, itself or through any callee */
+    struct JFunc **callees;  /* distinct device-function specializations called */
+    int ncallees;
+    char mangled[128];       /* unique symbol name: kernel/device name + a hash of the types */
+    struct JInfoMap *infos;  /* AstNode* → JInfo (use jf_info) */
+    struct JitArena *arena;  /* everything above is allocated here; freed by jf_free */
+} JFunc;
+
+/* The JInfo of node n (NULL if inference never saw it: a bug). */
+JInfo *jf_info(const JFunc *f, const AstNode *n);
+/* The variable named name (NULL if none). */
+JVar *jf_var(const JFunc *f, const char *name);
+
+/* Inference result: either a JFunc or an error message. Errors read:
+**   "kernel 'add' (array(float32, 1d, C), float64): file.gpy:12:9: cannot index
+**    array(float32, 1d, C) with float64"
+** Nothing in infer raises a gpy exception or touches the GC except to read
+** constants (so it can run with anything on the stack). */
+JFunc *jit_infer(VM *vm, Function *fn, int nargs, const JType *const *argtypes, bool is_kernel,
+                 char *err, size_t errsize);
+void jf_free(JFunc *f); /* frees f and every callee specialization it owns */
+/* A listing for inspect_types: each variable with its type, then each source
+** line of the function with the types of the expressions on it (malloc'd). */
+char *jf_dump(const JFunc *f);
+
+/* ------------------------------------------------- the kernel parameter ABI
+** Identical for PTX and the CPU device, so one marshalling serves both:
+**   bool/intN/uintN/floatN   → one parameter of that C type (bool as uint8)
+**   array(dtype, ndim, L)    → data pointer (void *), then shape[0..ndim) as
+**                              int64, then strides[0..ndim) as int64 (bytes)
+**   tuple                    → its elements' parameters, in order
+** On the CPU device, argument i of the kernel function is passed as
+** params[i], a pointer to the parameter's value (exactly like
+** cuLaunchKernel's kernelParams). */
+typedef struct JParam {
+    uint32_t size;   /* 1, 2, 4 or 8 bytes */
+} JParam;
+
+/* The CPU device's view of one thread (the kernel reads its indices here). */
+typedef struct KernelCtx {
+    int32_t tid[3];     /* threadIdx.x/y/z */
+    int32_t ctaid[3];   /* blockIdx */
+    int32_t ntid[3];    /* blockDim */
+    int32_t nctaid[3];  /* gridDim */
+    char *smem;         /* this block's static shared memory */
+    void *block;        /* runtime (gpu/cpu_device.c): the block's fiber group */
+} KernelCtx;
+
+/* Runs all threads of one block in a loop (kernels without barriers). It
+** reads ctaid, ntid, nctaid and smem from ctx and neither reads nor writes
+** ctx->tid. */
+typedef void (*CpuBlockFn)(KernelCtx *ctx, void **params);
+/* Runs one thread (kernels with barriers run one fiber per thread): the
+** thread ctx->tid; it calls gpy_cpu_syncthreads(ctx) at each barrier. */
+typedef void (*CpuThreadFn)(KernelCtx *ctx, void **params);
+
+typedef enum JitTarget { JIT_TARGET_CPU = 1, JIT_TARGET_PTX = 2 } JitTarget;
+
+/* A compiled kernel specialization. */
+typedef struct JitKernel {
+    JFunc *func;            /* typed source (kept for inspect_types) */
+    int nparams;
+    JParam *params;         /* the expanded parameter list (ABI above) */
+    size_t shared_bytes;    /* static shared memory per block */
+    bool uses_barrier;
+    /* JIT_TARGET_CPU */
+    CpuBlockFn cpu_block;   /* NULL when uses_barrier */
+    CpuThreadFn cpu_thread;
+    /* JIT_TARGET_PTX */
+    char *ptx;              /* NUL-terminated PTX text */
+    char entry[160];        /* the .entry name in the PTX */
+    char *llvm_ir;          /* textual IR after optimization (inspect_llvm), or NULL */
+    struct JitModule *module; /* back-end resources (ORC tracker) freed by jit_kernel_free */
+} JitKernel;
+
+/* Compiles fn for argument types on the given targets (a bitmask of
+** JitTarget). PTX is for compute capability cc (e.g. 80; 0 = from
+** GPY_CUDA_ARCH, else 80). Returns NULL with a message in err on failure
+** (type errors, unsupported syntax, LLVM errors); never exits or aborts. */
+JitKernel *jit_compile(VM *vm, Function *fn, int nargs, const JType *const *argtypes, int targets,
+                       int cc, bool fastmath, char *err, size_t errsize);
+void jit_kernel_free(VM *vm, JitKernel *k);
+
+/* Compiles a device function alone to PTX (cuda.compile_ptx(fn, sig, device=True)). */
+/* Returns malloc'd PTX text (free()), the function as a visible .func of its
+** mangled name; *ret receives the return type. NULL with err on failure. */
+char *jit_compile_ptx_device(VM *vm, Function *fn, int nargs, const JType *const *argtypes, int cc,
+                             bool fastmath, const JType **ret, char *err, size_t errsize);
+
+/* ----------------------------------------------- hooks the cuda module provides
+** (stdlib/cuda.c) so inference can recognise decorated functions in globals. */
+/* The Python function behind a @cuda.jit dispatcher (kernel or device
+** function), or NULL when v is not one. *is_device tells which. */
+Function *cuda_dispatcher_function(VM *vm, Value v, bool *is_device);
+
+#endif

@@ -1,0 +1,381 @@
+/*
+** lower_builtin.c — the GPU builtins (grid, special registers, shared and
+** local arrays, atomics, syncthreads), Python builtins (len, min, max, abs,
+** round, conversions), the math module and compile-time constants.
+*/
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "target.h"
+
+/* A captured constant (int, float, bool, or a tuple of those) as type t. */
+LLVMValueRef lower_const(Lower *L, Value v, const JType *t, const AstNode *at) {
+    if (t->kind == JK_TUPLE) {
+        if (!IS_TUPLE(L->vm, v) || AS_TUPLE(v)->len != t->n) lower_fail(L, at, "bad tuple constant");
+        LLVMValueRef el[64];
+        if (t->n > 64) lower_fail(L, at, "tuple constant too long");
+        for (int i = 0; i < t->n; i++) el[i] = lower_const(L, AS_TUPLE(v)->items[i], t->elems[i], at);
+        return LLVMConstStructInContext(L->C, el, (unsigned)t->n, 0);
+    }
+    if (!jt_is_scalar(t)) {
+        if (!lower_type(L, t)) return NULL;
+        lower_fail(L, at, "unsupported constant");
+    }
+    if (!IS_NUMBER(v)) lower_fail(L, at, "a global constant must be a number here");
+    LLVMTypeRef ty = lower_type(L, t);
+    if (jt_is_float(t)) return LLVMConstReal(ty, AS_NUMBER(v));
+    if (t->kind == JK_BOOL) return LLVMConstInt(ty, AS_NUMBER(v) != 0, 0);
+    int64_t iv = IS_FLOAT(v) ? (int64_t)AS_FLOAT(v) : AS_INTLIKE(v);
+    return LLVMConstInt(ty, (unsigned long long)iv, 1);
+}
+
+/* ---------------------------------------------------------------- math */
+
+typedef struct MathName { JBuiltin b; const char *name; } MathName;
+static const MathName math_names[] = {
+    {JB_MATH_EXP, "exp"},     {JB_MATH_LOG, "log"},     {JB_MATH_LOG2, "log2"},
+    {JB_MATH_LOG10, "log10"}, {JB_MATH_POW, "pow"},     {JB_MATH_SIN, "sin"},
+    {JB_MATH_COS, "cos"},     {JB_MATH_TAN, "tan"},     {JB_MATH_ASIN, "asin"},
+    {JB_MATH_ACOS, "acos"},   {JB_MATH_ATAN, "atan"},   {JB_MATH_ATAN2, "atan2"},
+    {JB_MATH_SINH, "sinh"},   {JB_MATH_COSH, "cosh"},   {JB_MATH_TANH, "tanh"},
+    {JB_MATH_ERF, "erf"},     {JB_MATH_ERFC, "erfc"},   {JB_MATH_GAMMA, "tgamma"},
+    {JB_MATH_LGAMMA, "lgamma"},
+};
+
+static LLVMValueRef fabs_of(Lower *L, LLVMValueRef x) {
+    LLVMTypeRef ty = LLVMTypeOf(x);
+    return lower_intrinsic(L, "llvm.fabs", &ty, 1, &x, 1);
+}
+
+LLVMValueRef lower_math(Lower *L, JBuiltin b, LLVMValueRef *args, int nargs, const JType *t) {
+    LLVMTypeRef ty = lower_type(L, t);
+    if (!jt_is_float(t)) lower_fail(L, NULL, "internal error: math on a non-float type");
+    if (t->kind == JK_FLOAT16) { /* compute half precision math in float32 */
+        const JType *f32 = jt_scalar(L->vm, JK_FLOAT32);
+        LLVMValueRef a2[2];
+        for (int i = 0; i < nargs; i++) a2[i] = LLVMBuildFPExt(L->B, args[i], L->t_f32, "");
+        LLVMValueRef r = lower_math(L, b, a2, nargs, f32);
+        if (LLVMTypeOf(r) == L->t_f32) r = LLVMBuildFPTrunc(L->B, r, ty, "");
+        return r;
+    }
+    switch (b) {
+    case JB_MATH_SQRT: return lower_fm(L, lower_intrinsic(L, "llvm.sqrt", &ty, 1, args, 1));
+    case JB_MATH_FABS: return fabs_of(L, args[0]);
+    case JB_MATH_FLOOR: return lower_intrinsic(L, "llvm.floor", &ty, 1, args, 1);
+    case JB_MATH_CEIL: return lower_intrinsic(L, "llvm.ceil", &ty, 1, args, 1);
+    case JB_MATH_ISNAN: return LLVMBuildFCmp(L->B, LLVMRealUNO, args[0], args[0], "");
+    case JB_MATH_ISINF:
+        return LLVMBuildFCmp(L->B, LLVMRealOEQ, fabs_of(L, args[0]), LLVMConstReal(ty, INFINITY), "");
+    case JB_MATH_ISFINITE:
+        return LLVMBuildFCmp(L->B, LLVMRealOLT, fabs_of(L, args[0]), LLVMConstReal(ty, INFINITY), "");
+    default: break;
+    }
+    const char *base = NULL;
+    for (size_t i = 0; i < sizeof math_names / sizeof *math_names; i++)
+        if (math_names[i].b == b) base = math_names[i].name;
+    if (!base) lower_fail(L, NULL, "internal error: unknown math function %d", (int)b);
+    char name[64];
+    snprintf(name, sizeof name, "%s%s%s", L->tg->math_prefix, base, t->kind == JK_FLOAT32 ? "f" : "");
+    if (L->tg->kind == JIT_TARGET_PTX) L->needs_libdevice = true;
+    LLVMTypeRef pt[2] = {ty, ty};
+    return lower_fm(L, lower_call_named(L, name, ty, pt, args, nargs, true));
+}
+
+/* --------------------------------------------------------------- grids */
+
+static int tuple_width(const JType *t) { return t->kind == JK_TUPLE ? t->n : 1; }
+
+/* cuda.grid(n) / cuda.gridsize(n) in int64, as Numba computes them. */
+static LLVMValueRef lower_grid(Lower *L, JInfo *info, bool size) {
+    int n = tuple_width(info->type);
+    LLVMValueRef el[3];
+    for (int d = 0; d < n && d < 3; d++) {
+        LLVMValueRef ntid = lower_sreg64(L, SREG_NTID, d);
+        if (size) {
+            el[d] = LLVMBuildNSWMul(L->B, ntid, lower_sreg64(L, SREG_NCTAID, d), "");
+        } else { /* 32-bit operands: the int64 arithmetic cannot overflow */
+            LLVMValueRef ctaid = lower_sreg64(L, SREG_CTAID, d);
+            el[d] = LLVMBuildNSWAdd(L->B, LLVMBuildNSWMul(L->B, ctaid, ntid, ""), lower_sreg64(L, SREG_TID, d), "");
+        }
+    }
+    if (info->type->kind != JK_TUPLE) return el[0];
+    LLVMValueRef v = LLVMGetUndef(lower_type(L, info->type));
+    for (int d = 0; d < n; d++) v = LLVMBuildInsertValue(L->B, v, el[d], (unsigned)d, "");
+    return v;
+}
+
+/* An array value over data with the constant shape of a shared/local array. */
+static LLVMValueRef const_array(Lower *L, const JType *t, LLVMValueRef data, const int64_t *shape) {
+    LLVMTypeRef dims = LLVMArrayType2(L->t_i64, (uint64_t)t->ndim);
+    LLVMValueRef s[3], st[3];
+    int64_t stride = (int64_t)nd_itemsize(t->dtype);
+    for (int k = t->ndim - 1; k >= 0; k--) {
+        s[k] = LLVMConstInt(L->t_i64, (unsigned long long)shape[k], 0);
+        st[k] = LLVMConstInt(L->t_i64, (unsigned long long)stride, 0);
+        stride *= shape[k];
+    }
+    LLVMValueRef v = LLVMGetUndef(lower_type(L, t));
+    v = LLVMBuildInsertValue(L->B, v, data, 0, "");
+    v = LLVMBuildInsertValue(L->B, v, LLVMConstArray2(L->t_i64, s, (uint64_t)t->ndim), 1, "");
+    (void)dims;
+    return LLVMBuildInsertValue(L->B, v, LLVMConstArray2(L->t_i64, st, (uint64_t)t->ndim), 2, "");
+}
+
+static LLVMValueRef lower_alloc_array(Lower *L, AstNode *n, JInfo *info, bool shared) {
+    const JType *t = info->type;
+    if (t->kind != JK_ARRAY || t->ndim < 1 || t->ndim > 3)
+        lower_fail(L, n, "internal error: bad array type for a shared/local array");
+    int64_t count = 1;
+    for (int k = 0; k < t->ndim; k++) {
+        if (info->shape[k] < 0 || (!shared && info->shape[k] == 0))
+            lower_fail(L, n, "array dimensions must be positive");
+        count *= info->shape[k];
+    }
+    LLVMTypeRef et = lower_mem_type(L, jt_scalar(L->vm, (JKind)t->dtype));
+    LLVMValueRef data;
+    if (shared) {
+        data = L->tg->shared_array(L, et, count, nd_itemsize(t->dtype));
+    } else {
+        data = lower_alloca(L, LLVMArrayType2(et, (uint64_t)count), "local");
+        LLVMSetAlignment(data, 16);
+    }
+    return const_array(L, t, data, info->shape);
+}
+
+/* ------------------------------------------------------------- atomics */
+
+static LLVMValueRef float_minmax_cas(Lower *L, LLVMValueRef addr, LLVMValueRef v, LLVMTypeRef fty,
+                                     bool is_max) {
+    LLVMBuilderRef B = L->B;
+    LLVMTypeRef ity = fty == L->t_f32 ? L->t_i32 : L->t_i64;
+    LLVMValueRef init = LLVMBuildLoad2(B, ity, addr, "");
+    LLVMSetAlignment(init, fty == L->t_f32 ? 4 : 8);
+    LLVMSetOrdering(init, LLVMAtomicOrderingMonotonic);
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(B);
+    LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(L->C, L->fn, "cas.loop");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->C, L->fn, "cas.done");
+    LLVMBuildBr(B, loop);
+    LLVMPositionBuilderAtEnd(B, loop);
+    LLVMValueRef old = LLVMBuildPhi(B, ity, "");
+    LLVMValueRef oldf = LLVMBuildBitCast(B, old, fty, "");
+    /* Python's max(old, v): v only when v > old (NaN never replaces) */
+    LLVMValueRef take = LLVMBuildFCmp(B, is_max ? LLVMRealOGT : LLVMRealOLT, v, oldf, "");
+    LLVMValueRef nf = LLVMBuildSelect(B, take, v, oldf, "");
+    LLVMValueRef ni = LLVMBuildBitCast(B, nf, ity, "");
+    LLVMValueRef pair = LLVMBuildAtomicCmpXchg(B, addr, old, ni, LLVMAtomicOrderingMonotonic,
+                                               LLVMAtomicOrderingMonotonic, 0);
+    LLVMValueRef seen = LLVMBuildExtractValue(B, pair, 0, "");
+    LLVMValueRef ok = LLVMBuildExtractValue(B, pair, 1, "");
+    LLVMValueRef inc[2] = {init, seen};
+    LLVMBasicBlockRef bbs[2] = {pre, loop};
+    LLVMAddIncoming(old, inc, bbs, 2);
+    LLVMBuildCondBr(B, ok, done, loop);
+    LLVMPositionBuilderAtEnd(B, done);
+    return oldf;
+}
+
+static LLVMValueRef lower_atomic(Lower *L, AstNode *n, JInfo *info) {
+    AstList *args = &n->u.call.args;
+    bool cas = info->builtin == JB_ATOMIC_CAS;
+    if (args->len != (cas ? 4 : 3)) lower_fail(L, n, "wrong number of arguments to an atomic operation");
+    AstNode *an = args->items[0];
+    const JType *at = lower_info(L, an)->type;
+    if (at->kind != JK_ARRAY) lower_fail(L, n, "atomic operations need an array");
+    LLVMValueRef arr = lower_expr(L, an);
+    LLVMValueRef addr = lower_elem_addr(L, arr, at, args->items[1], n);
+    const JType *et = jt_scalar(L->vm, (JKind)at->dtype);
+    LLVMTypeRef ety = lower_type(L, et);
+    bool fl = jt_is_float(et), sg = et->kind >= JK_INT8 && et->kind <= JK_INT64;
+    if (!(et->kind == JK_INT32 || et->kind == JK_INT64 || et->kind == JK_UINT32 || et->kind == JK_UINT64 ||
+          et->kind == JK_FLOAT32 || et->kind == JK_FLOAT64)) {
+        char tb[128];
+        lower_fail(L, n, "atomic operations are not supported on %s", jt_name(at, tb, sizeof tb));
+    }
+    LLVMValueRef v = lower_expr_as(L, args->items[2], et), r;
+    LLVMBuilderRef B = L->B;
+    LLVMAtomicOrdering mo = LLVMAtomicOrderingMonotonic;
+    switch (info->builtin) {
+    case JB_ATOMIC_ADD:
+        r = LLVMBuildAtomicRMW(B, fl ? LLVMAtomicRMWBinOpFAdd : LLVMAtomicRMWBinOpAdd, addr, v, mo, 0);
+        break;
+    case JB_ATOMIC_SUB:
+        r = LLVMBuildAtomicRMW(B, fl ? LLVMAtomicRMWBinOpFSub : LLVMAtomicRMWBinOpSub, addr, v, mo, 0);
+        break;
+    case JB_ATOMIC_MAX: case JB_ATOMIC_MIN: {
+        bool mx = info->builtin == JB_ATOMIC_MAX;
+        if (fl) {
+            r = float_minmax_cas(L, addr, v, ety, mx);
+        } else {
+            LLVMAtomicRMWBinOp op = mx ? (sg ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax)
+                                       : (sg ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin);
+            r = LLVMBuildAtomicRMW(B, op, addr, v, mo, 0);
+        }
+        break;
+    }
+    case JB_ATOMIC_EXCH:
+        r = LLVMBuildAtomicRMW(B, LLVMAtomicRMWBinOpXchg, addr, v, mo, 0);
+        break;
+    default: { /* CAS(array, index, old, new) */
+        LLVMValueRef nv = lower_expr_as(L, args->items[3], et);
+        LLVMTypeRef ity = fl ? (ety == L->t_f32 ? L->t_i32 : L->t_i64) : ety;
+        LLVMValueRef cmpv = fl ? LLVMBuildBitCast(B, v, ity, "") : v;
+        LLVMValueRef newv = fl ? LLVMBuildBitCast(B, nv, ity, "") : nv;
+        LLVMValueRef pair = LLVMBuildAtomicCmpXchg(B, addr, cmpv, newv, mo, mo, 0);
+        r = LLVMBuildExtractValue(B, pair, 0, "");
+        if (fl) r = LLVMBuildBitCast(B, r, ety, "");
+        break;
+    }
+    }
+    return lower_convert(L, r, et, info->type, n);
+}
+
+/* ------------------------------------------------------ python builtins */
+
+static LLVMValueRef minmax(Lower *L, AstNode *n, JInfo *info, bool is_max) {
+    const JType *t = info->op_type ? info->op_type : info->type;
+    LLVMValueRef vals[64];
+    int nv = 0;
+    AstList *args = &n->u.call.args;
+    if (args->len == 1) {
+        AstNode *an = args->items[0];
+        const JType *tt = lower_info(L, an)->type;
+        if (tt->kind != JK_TUPLE || tt->n < 1 || tt->n > 64) lower_fail(L, n, "min/max of a non-tuple");
+        LLVMValueRef tv = lower_expr(L, an);
+        for (int i = 0; i < tt->n; i++)
+            vals[nv++] = lower_convert(L, LLVMBuildExtractValue(L->B, tv, (unsigned)i, ""), tt->elems[i], t, n);
+    } else {
+        for (int i = 0; i < args->len && nv < 64; i++) vals[nv++] = lower_expr_as(L, args->items[i], t);
+    }
+    if (!nv) lower_fail(L, n, "min/max of nothing");
+    LLVMValueRef r = vals[0];
+    bool s = t->kind >= JK_INT8 && t->kind <= JK_INT64;
+    for (int i = 1; i < nv; i++) {
+        LLVMValueRef take;
+        if (jt_is_float(t))
+            take = LLVMBuildFCmp(L->B, is_max ? LLVMRealOGT : LLVMRealOLT, vals[i], r, "");
+        else
+            take = LLVMBuildICmp(L->B, is_max ? (s ? LLVMIntSGT : LLVMIntUGT) : (s ? LLVMIntSLT : LLVMIntULT),
+                                 vals[i], r, "");
+        r = LLVMBuildSelect(L->B, take, vals[i], r, "");
+    }
+    return lower_convert(L, r, t, info->type, n);
+}
+
+/* round(x) → int (half to even); round(x, nd) → float (Numba's algorithm). */
+static LLVMValueRef lower_round(Lower *L, AstNode *n, JInfo *info) {
+    AstList *args = &n->u.call.args;
+    AstNode *xn = args->items[0];
+    const JType *xt = lower_info(L, xn)->type;
+    LLVMValueRef x = lower_expr(L, xn);
+    if (!jt_is_float(xt)) return lower_convert(L, x, xt, info->type, n);
+    LLVMTypeRef ty = LLVMTypeOf(x);
+    if (args->len == 1) {
+        LLVMValueRef r = lower_intrinsic(L, "llvm.roundeven", &ty, 1, &x, 1);
+        return lower_convert(L, r, xt, info->type, n);
+    }
+    LLVMBuilderRef B = L->B;
+    LLVMValueRef nd = lower_expr_as(L, args->items[1], jt_scalar(L->vm, JK_INT64));
+    LLVMValueRef neg = LLVMBuildICmp(B, LLVMIntSLT, nd, LLVMConstInt(L->t_i64, 0, 0), "");
+    LLVMValueRef absnd = LLVMBuildSelect(B, neg, LLVMBuildNeg(B, nd, ""), nd, "");
+    LLVMValueRef pargs[2] = {LLVMConstReal(ty, 10.0), LLVMBuildSIToFP(B, absnd, ty, "")};
+    LLVMValueRef p = lower_math(L, JB_MATH_POW, pargs, 2, xt);
+    LLVMValueRef y = LLVMBuildSelect(B, neg, LLVMBuildFDiv(B, x, p, ""), LLVMBuildFMul(B, x, p, ""), "");
+    LLVMValueRef z = lower_intrinsic(L, "llvm.roundeven", &ty, 1, &y, 1);
+    LLVMValueRef back = LLVMBuildSelect(B, neg, LLVMBuildFMul(B, z, p, ""), LLVMBuildFDiv(B, z, p, ""), "");
+    /* overflow of x*10^nd: x itself */
+    LLVMValueRef yinf = LLVMBuildFCmp(B, LLVMRealOEQ, fabs_of(L, y), LLVMConstReal(ty, INFINITY), "");
+    back = LLVMBuildSelect(B, yinf, x, back, "");
+    return lower_convert(L, back, xt, info->type, n);
+}
+
+static LLVMValueRef lower_abs(Lower *L, AstNode *n, JInfo *info) {
+    const JType *t = info->op_type ? info->op_type : info->type;
+    LLVMValueRef v = lower_expr_as(L, n->u.call.args.items[0], t), r;
+    if (jt_is_float(t)) r = fabs_of(L, v);
+    else if (t->kind >= JK_INT8 && t->kind <= JK_INT64)
+        r = LLVMBuildSelect(L->B, LLVMBuildICmp(L->B, LLVMIntSLT, v, LLVMConstNull(LLVMTypeOf(v)), ""),
+                            LLVMBuildNeg(L->B, v, ""), v, "");
+    else r = v;
+    return lower_convert(L, r, t, info->type, n);
+}
+
+LLVMValueRef lower_builtin_call(Lower *L, AstNode *n, JInfo *info) {
+    AstList *args = &n->u.call.args;
+    switch (info->builtin) {
+    case JB_GRID: return lower_grid(L, info, false);
+    case JB_GRIDSIZE: return lower_grid(L, info, true);
+    case JB_SYNCTHREADS: L->tg->barrier(L); return NULL;
+    case JB_SHARED_ARRAY: return lower_alloc_array(L, n, info, true);
+    case JB_LOCAL_ARRAY: return lower_alloc_array(L, n, info, false);
+    case JB_ATOMIC_ADD: case JB_ATOMIC_SUB: case JB_ATOMIC_MAX: case JB_ATOMIC_MIN:
+    case JB_ATOMIC_EXCH: case JB_ATOMIC_CAS:
+        return lower_atomic(L, n, info);
+    case JB_LEN: {
+        if (args->len != 1) lower_fail(L, n, "len() takes one argument");
+        const JType *t = lower_info(L, args->items[0])->type;
+        if (t->kind == JK_TUPLE) return LLVMConstInt(lower_type(L, info->type), (unsigned long long)t->n, 0);
+        if (t->kind != JK_ARRAY) lower_fail(L, n, "len() of a non-array");
+        LLVMValueRef a = lower_expr(L, args->items[0]);
+        LLVMValueRef d0 = LLVMBuildExtractValue(L->B, LLVMBuildExtractValue(L->B, a, 1, ""), 0, "");
+        return lower_convert(L, d0, jt_scalar(L->vm, JK_INT64), info->type, n);
+    }
+    case JB_MIN: return minmax(L, n, info, false);
+    case JB_MAX: return minmax(L, n, info, true);
+    case JB_ABS: return lower_abs(L, n, info);
+    case JB_ROUND: return lower_round(L, n, info);
+    case JB_INT: case JB_FLOAT: case JB_BOOL: case JB_CAST:
+        if (args->len == 0) return LLVMConstNull(lower_type(L, info->type));
+        return lower_expr_as(L, args->items[0], info->type);
+    case JB_RANGE:
+        lower_fail(L, n, "range() is only supported as the iterable of a for loop");
+    default:
+        break;
+    }
+    if (info->builtin >= JB_MATH_SQRT && info->builtin <= JB_MATH_ISFINITE) {
+        const JType *t = info->op_type ? info->op_type : jt_scalar(L->vm, JK_FLOAT64);
+        LLVMValueRef av[2];
+        int na = args->len;
+        if (na < 1 || na > 2) lower_fail(L, n, "wrong number of arguments to a math function");
+        for (int i = 0; i < na; i++) av[i] = lower_expr_as(L, args->items[i], t);
+        LLVMValueRef r = lower_math(L, info->builtin, av, na, t);
+        const JType *rt = info->builtin >= JB_MATH_ISNAN ? jt_scalar(L->vm, JK_BOOL) : t;
+        return lower_convert(L, r, rt, info->type, n);
+    }
+    lower_fail(L, n, "unsupported call in a kernel");
+}
+
+LLVMValueRef lower_builtin_attr(Lower *L, AstNode *n, JInfo *info) {
+    const JType *i32 = jt_scalar(L->vm, JK_INT32), *i64 = jt_scalar(L->vm, JK_INT64);
+    JBuiltin b = info->builtin;
+    if (b >= JB_THREADIDX_X && b <= JB_GRIDDIM_Z) {
+        static const JSreg which[4] = {SREG_TID, SREG_CTAID, SREG_NTID, SREG_NCTAID};
+        int k = (int)(b - JB_THREADIDX_X);
+        return lower_convert(L, L->tg->sreg(L, which[k / 3], k % 3), i32, info->type, n);
+    }
+    if (b == JB_LANEID) return lower_convert(L, L->tg->sreg(L, SREG_LANEID, 0), i32, info->type, n);
+    if (b == JB_WARPSIZE) return lower_convert(L, LLVMConstInt(L->t_i32, 32, 0), i32, info->type, n);
+    if (b == JB_ARRAY_SHAPE || b == JB_ARRAY_SIZE || b == JB_ARRAY_NDIM) {
+        AstNode *an = n->u.attr.value;
+        const JType *at = lower_info(L, an)->type;
+        if (at->kind != JK_ARRAY) lower_fail(L, n, "internal error: array attribute of a non-array");
+        if (b == JB_ARRAY_NDIM)
+            return lower_convert(L, LLVMConstInt(L->t_i64, (unsigned long long)at->ndim, 0), i64, info->type, n);
+        LLVMValueRef shape = LLVMBuildExtractValue(L->B, lower_expr(L, an), 1, "");
+        if (b == JB_ARRAY_SIZE) {
+            LLVMValueRef p = LLVMConstInt(L->t_i64, 1, 0);
+            for (int k = 0; k < at->ndim; k++)
+                p = LLVMBuildMul(L->B, p, LLVMBuildExtractValue(L->B, shape, (unsigned)k, ""), "");
+            return lower_convert(L, p, i64, info->type, n);
+        }
+        const JType *tt = info->type;
+        if (tt->kind != JK_TUPLE || tt->n != at->ndim) lower_fail(L, n, "internal error: bad shape type");
+        LLVMValueRef v = LLVMGetUndef(lower_type(L, tt));
+        for (int k = 0; k < at->ndim; k++) {
+            LLVMValueRef d = LLVMBuildExtractValue(L->B, shape, (unsigned)k, "");
+            v = LLVMBuildInsertValue(L->B, v, lower_convert(L, d, i64, tt->elems[k], n), (unsigned)k, "");
+        }
+        return v;
+    }
+    lower_fail(L, n, "unsupported attribute '%s' in a kernel", n->u.attr.attr);
+}

@@ -1,0 +1,165 @@
+/*
+** target.h — what differs between the GPU (NVPTX) and the CPU device when
+** lowering a typed kernel to LLVM IR. Everything else (jit/lower*.c) is shared.
+**
+** It also holds the lowering context (struct Lower) that lower*.c and the
+** two targets pass around; it is private to jit/.
+*/
+#ifndef GPY_JIT_TARGET_H
+#define GPY_JIT_TARGET_H
+
+#include <setjmp.h>
+
+#include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
+
+#include "jit.h"
+
+typedef struct Lower Lower;
+
+/* The special registers a kernel reads (each an i32). */
+typedef enum JSreg {
+    SREG_TID, SREG_CTAID, SREG_NTID, SREG_NCTAID, SREG_LANEID
+} JSreg;
+
+typedef struct Target {
+    JitTarget kind;
+    /* Special register `which` for dimension dim (0..2) as an i32. */
+    LLVMValueRef (*sreg)(Lower *L, JSreg which, int dim);
+    /* cuda.syncthreads(). */
+    void (*barrier)(Lower *L);
+    /* Address (generic ptr) of a new static shared array of count elements;
+    ** count 0 is the dynamic shared memory of the launch (all such arrays
+    ** alias it, after the static ones, as in Numba). */
+    LLVMValueRef (*shared_array)(Lower *L, LLVMTypeRef elem, int64_t count, size_t itemsize);
+    /* Prefix of external math functions: "" for libm (expf, exp, ...),
+    ** "__nv_" for libdevice (__nv_expf, ...). */
+    const char *math_prefix;
+} Target;
+
+extern const Target jit_target_ptx;
+extern const Target jit_target_cpu;
+
+/* One emitted LLVM function for a typed specialization. */
+typedef struct LowerFn {
+    JFunc *f;
+    LLVMValueRef fn;
+    bool done;
+} LowerFn;
+
+/* The lowering state of one module. */
+struct Lower {
+    VM *vm;
+    LLVMContextRef C;
+    LLVMModuleRef M;
+    LLVMBuilderRef B;
+    const Target *tg;
+    bool fastmath;
+    /* cached types */
+    LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_f16, t_f32, t_f64, t_ptr;
+    /* the function being lowered */
+    JFunc *f;
+    LLVMValueRef fn;
+    LLVMValueRef ctx;          /* CPU: the KernelCtx* argument; NULL on PTX */
+    LLVMValueRef tid[3];       /* CPU: threadIdx x/y/z (i32 arguments after ctx) */
+    LLVMValueRef *vars;        /* alloca per JVar */
+    LLVMValueRef ret_slot;     /* device functions with a value */
+    LLVMBasicBlockRef ret_bb;
+    LLVMBasicBlockRef entry_bb;
+    LLVMBasicBlockRef brk[64], cont[64];
+    int nloops;
+    /* every function of the module */
+    LowerFn *fns;
+    int nfns, capfns;
+    /* shared memory (CPU: offsets into ctx->smem) */
+    size_t smem_bytes;
+    int nshared;
+    LLVMValueRef dyn_off;      /* CPU: i64 global holding the dynamic shared offset, or NULL */
+    bool needs_libdevice;
+    /* errors */
+    char *err;
+    size_t errsize;
+    jmp_buf fail;
+};
+
+/* Per-VM back-end state (vm->jit), created on the first compile. */
+typedef struct JitDiag {
+    bool error;
+    char msg[512];
+} JitDiag;
+
+struct JitState {
+    LLVMTargetMachineRef ptx_tm[8];
+    int ptx_cc[8];
+    int nptx;
+    LLVMTargetMachineRef host_tm;   /* O3 for CPU modules */
+    struct LLVMOrcOpaqueLLJIT *jit; /* one ORC LLJIT for the VM's CPU kernels */
+    char *libdevice;                /* the bytes of libdevice.10.bc, read once */
+    size_t libdevice_len;
+    unsigned serial;                /* makes every CPU entry symbol unique */
+    JitDiag diag;                   /* the LLVM diagnostic handler writes here */
+};
+
+/* ---- lower.c ---- */
+/* Builds the whole module for kernel f (the kernel and every device
+** function it calls). Returns the kernel's LLVM function (PTX: the entry
+** with the expanded parameters; CPU: the body taking ctx first), or NULL
+** with L->err set. */
+LLVMValueRef lower_module(Lower *L, JFunc *f);
+/* Compiles a device function alone (compile_ptx device=True). */
+LLVMValueRef lower_device_module(Lower *L, JFunc *f);
+_Noreturn void lower_fail(Lower *L, const AstNode *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+LLVMTypeRef lower_type(Lower *L, const JType *t);     /* register type */
+LLVMTypeRef lower_mem_type(Lower *L, const JType *t); /* array element type (bool as i8) */
+LLVMValueRef lower_convert(Lower *L, LLVMValueRef v, const JType *from, const JType *to,
+                           const AstNode *at);
+LLVMValueRef lower_truthy(Lower *L, LLVMValueRef v, const JType *t);
+LLVMValueRef lower_alloca(Lower *L, LLVMTypeRef ty, const char *name);
+LLVMValueRef lower_intrinsic(Lower *L, const char *name, LLVMTypeRef *over, int nover,
+                             LLVMValueRef *args, int nargs);
+LLVMValueRef lower_call_named(Lower *L, const char *name, LLVMTypeRef ret, LLVMTypeRef *pt,
+                              LLVMValueRef *args, int nargs, bool pure);
+JInfo *lower_info(Lower *L, const AstNode *n);
+LLVMValueRef lower_fn_for(Lower *L, JFunc *f); /* declares (once) the function of f */
+/* Appends the expanded (ABI) parameter types of t to tys (n grows). */
+void lower_abi_types(Lower *L, const JType *t, LLVMTypeRef *tys, int *n, int max);
+/* Rebuilds a value of type t from expanded parameters starting at *i. */
+LLVMValueRef lower_from_abi(Lower *L, const JType *t, LLVMValueRef *params, int *i);
+
+/* ---- lower_expr.c ---- */
+LLVMValueRef lower_expr(Lower *L, AstNode *n);
+LLVMValueRef lower_expr_as(Lower *L, AstNode *n, const JType *to);
+LLVMValueRef lower_elem_addr(Lower *L, LLVMValueRef arr, const JType *at, AstNode *index,
+                             const AstNode *at_node);
+LLVMValueRef lower_load_elem(Lower *L, LLVMValueRef addr, NDType dt);
+void lower_store_elem(Lower *L, LLVMValueRef addr, NDType dt, LLVMValueRef v);
+LLVMValueRef lower_binop(Lower *L, BinOp op, LLVMValueRef a, LLVMValueRef b, const JType *t,
+                         const AstNode *at);
+LLVMValueRef lower_sreg64(Lower *L, JSreg which, int dim);
+/* Applies the fast-math flags to v when the kernel asked for them. */
+LLVMValueRef lower_fm(Lower *L, LLVMValueRef v);
+/* Opens a fresh block when the current one is terminated (dead code). */
+void lower_open_block(Lower *L);
+
+/* ---- lower_stmt.c ---- */
+void lower_body(Lower *L, AstList *body);
+
+/* ---- lower_builtin.c ---- */
+LLVMValueRef lower_builtin_call(Lower *L, AstNode *call, JInfo *info);
+LLVMValueRef lower_builtin_attr(Lower *L, AstNode *attr, JInfo *info);
+LLVMValueRef lower_const(Lower *L, Value v, const JType *t, const AstNode *at);
+/* math function b on args already converted to the float type t. */
+LLVMValueRef lower_math(Lower *L, JBuiltin b, LLVMValueRef *args, int nargs, const JType *t);
+
+/* ---- target_cpu.c ---- */
+/* Adds the CPU device's entry points around the kernel body function
+** (block_name may be NULL for kernels with barriers). */
+void jit_cpu_entries(Lower *L, LLVMValueRef body, const char *block_name, const char *thread_name);
+
+/* ---- libdevice.c ---- */
+/* Links the needed libdevice functions into M (lazily parsed) and
+** internalizes them. Returns false with err set. */
+bool jit_link_libdevice(VM *vm, LLVMModuleRef M, char *err, size_t errsize);
+
+#endif

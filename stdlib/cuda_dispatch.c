@@ -1,0 +1,1034 @@
+/*
+** cuda_dispatch.c — what @cuda.jit returns, and kernel launches.
+**
+**   @cuda.jit def k(...)          a Dispatcher: compiles at the first launch
+**                                 per argument-type signature
+**   @cuda.jit("void(f4[:], i8)")  eager: compiled at decoration; launches
+**                                 convert arguments to the declared types
+**   @cuda.jit(device=True)        a device function (called from kernels only)
+**   k[grid, block(, stream, shared)](args)
+**                                 a Launch object, whose call marshals the
+**                                 arguments per the ABI of jit.h and runs the
+**                                 grid on the CPU device
+**
+** The compile cache is per dispatcher: the interned JType pointers of the
+** arguments are the key, so a repeated launch only computes the argument
+** types (table lookups for scalars and arrays) and compares pointers.
+*/
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_priv.h"
+
+#define MAX_ARGS 64     /* kernel arguments */
+#define MAX_PARAMS 512  /* expanded ABI parameters */
+
+/* One compiled specialization. */
+typedef struct Spec {
+    int nargs;
+    const JType **types; /* gc_malloc'd, nargs entries (the cache key) */
+    JitKernel *k;        /* CPU target (+ PTX when GPY_DUMP_PTX was set) */
+    JitKernel *ptx;      /* a PTX-only compile made for inspect_asm, or NULL */
+} Spec;
+
+struct Dispatcher {
+    Obj obj;
+    Value fn;      /* the Python function */
+    Value sigs;    /* list of the signature strings given at decoration, or None */
+    bool device;   /* a device function */
+    bool fastmath;
+    bool eager;    /* compiled from signatures: no new specializations at launch */
+    int last;      /* index of the spec the previous launch used */
+    Spec *specs;   /* gc_malloc'd */
+    int nspecs, cap;
+    Dispatcher *prev, *next; /* CudaState.dispatchers */
+};
+
+/* k[grid, block, stream, shared]: a launch configuration bound to a kernel. */
+typedef struct Launch {
+    Obj obj;
+    Value disp;
+    uint32_t grid[3], block[3];
+    size_t dyn_shared;
+} Launch;
+
+static Dispatcher *as_disp(Value v) { return (Dispatcher *)AS_OBJ(v); }
+static Function *disp_fn(Dispatcher *d) { return (Function *)AS_OBJ(d->fn); }
+static const char *disp_name(Dispatcher *d) { return disp_fn(d)->name ? disp_fn(d)->name->chars : "?"; }
+
+static bool is_disp(VM *vm, Value v) {
+    return vm->cuda && IS_OBJ(v) && AS_OBJ(v)->type == vm->cuda->t_dispatcher;
+}
+
+Function *cuda_dispatcher_function(VM *vm, Value v, bool *is_device) {
+    if (!is_disp(vm, v)) return NULL;
+    Dispatcher *d = as_disp(v);
+    if (is_device) *is_device = d->device;
+    return disp_fn(d);
+}
+
+/* ------------------------------------------------------- argument types */
+
+/* Kernel type of a numpy scalar (np.float32(1.5)); -1 when v is none. */
+static int numpy_scalar_dtype(VM *vm, Value v) {
+    if (!IS_OBJ(v)) return -1;
+    Type *t = AS_OBJ(v)->type;
+    for (int dt = 0; dt < ND__COUNT; dt++) {
+        Value st = nd_scalar_type(vm, (NDType)dt);
+        if (IS_OBJ(st) && AS_OBJ(st) == (Obj *)t) return dt;
+    }
+    return -1;
+}
+
+/* The interned type of an array argument, from the per-VM table when it fits. */
+static const JType *array_type(VM *vm, CudaState *st, NDArray *a) {
+    char layout = (a->flags & ND_C_CONTIGUOUS) ? 'C' : 'A';
+    if (a->ndim < 8) {
+        const JType **slot = &st->array_types[a->dtype][a->ndim][layout == 'C' ? 0 : 1];
+        if (!*slot) *slot = jt_array(vm, a->dtype, a->ndim, layout);
+        return *slot;
+    }
+    return jt_array(vm, a->dtype, a->ndim, layout);
+}
+
+static const JType *scalar_type(VM *vm, CudaState *st, NDType dt) {
+    if (!st->scalar_types[dt]) st->scalar_types[dt] = jt_scalar(vm, (JKind)dt);
+    return st->scalar_types[dt];
+}
+
+const JType *jt_of_value(VM *vm, Value v, char *err, size_t errsize) {
+    CudaState *st = cuda_state(vm);
+    if (IS_BOOL(v)) return scalar_type(vm, st, ND_BOOL);
+    if (IS_INT(v)) return scalar_type(vm, st, ND_INT64);
+    if (IS_FLOAT(v)) return scalar_type(vm, st, ND_FLOAT64);
+    NDArray *a = cuda_array_of(vm, v);
+    if (a) {
+        if (a->dtype == ND_FLOAT16) {
+            snprintf(err, errsize, "float16 arrays cannot be passed to kernels yet");
+            return NULL;
+        }
+        return array_type(vm, st, a);
+    }
+    if (IS_TUPLE(vm, v)) {
+        Tuple *t = AS_TUPLE(v);
+        if (t->len > MAX_ARGS) {
+            snprintf(err, errsize, "tuple of %lld elements is too long for a kernel argument", (long long)t->len);
+            return NULL;
+        }
+        const JType *elems[MAX_ARGS];
+        for (int64_t i = 0; i < t->len; i++) {
+            elems[i] = jt_of_value(vm, t->items[i], err, errsize);
+            if (!elems[i]) return NULL;
+        }
+        return jt_tuple(vm, (int)t->len, elems);
+    }
+    int dt = numpy_scalar_dtype(vm, v);
+    if (dt >= 0 && dt != ND_FLOAT16) return scalar_type(vm, st, (NDType)dt);
+    snprintf(err, errsize, "cannot pass a value of type '%s' to a kernel", vm_type_name(vm, v));
+    return NULL;
+}
+
+/* The fast path of jt_of_value for the launch loop. */
+static inline const JType *arg_type(VM *vm, CudaState *st, Value v, char *err, size_t errsize) {
+    if (IS_OBJ(v)) {
+        Type *t = AS_OBJ(v)->type;
+        NDArray *a = t == st->t_devarray ? (NDArray *)AS_OBJ(((DevArray *)AS_OBJ(v))->host)
+                     : nd_check(vm, v)   ? (NDArray *)AS_OBJ(v)
+                                         : NULL;
+        if (a && a->ndim < 8 && a->dtype != ND_FLOAT16) {
+            const JType *jt = st->array_types[a->dtype][a->ndim][(a->flags & ND_C_CONTIGUOUS) ? 0 : 1];
+            if (jt) return jt;
+        }
+    } else if (IS_INT(v) && st->scalar_types[ND_INT64]) {
+        return st->scalar_types[ND_INT64];
+    } else if (IS_FLOAT(v) && st->scalar_types[ND_FLOAT64]) {
+        return st->scalar_types[ND_FLOAT64];
+    }
+    return jt_of_value(vm, v, err, errsize);
+}
+
+/* "(array(float32, 1d, C), int64)" */
+static void types_str(const JType *const *tys, int n, char *buf, size_t size) {
+    size_t len = 0;
+    buf[0] = '\0';
+    len += (size_t)snprintf(buf + len, size - len, "(");
+    for (int i = 0; i < n && len < size; i++) {
+        char tb[256];
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : "", jt_name(tys[i], tb, sizeof tb));
+    }
+    if (len < size) snprintf(buf + len, size - len, ")");
+}
+
+/* ------------------------------------------------------------ signatures */
+
+static const struct {
+    const char *name;
+    JKind kind;
+} type_names[] = {
+    {"void", JK_VOID},       {"none", JK_VOID},       {"boolean", JK_BOOL},    {"bool_", JK_BOOL},
+    {"b1", JK_BOOL},         {"int8", JK_INT8},       {"int16", JK_INT16},     {"int32", JK_INT32},
+    {"int64", JK_INT64},     {"uint8", JK_UINT8},     {"uint16", JK_UINT16},   {"uint32", JK_UINT32},
+    {"uint64", JK_UINT64},   {"float16", JK_FLOAT16}, {"float32", JK_FLOAT32}, {"float64", JK_FLOAT64},
+    {"i1", JK_INT8},         {"i2", JK_INT16},        {"i4", JK_INT32},        {"i8", JK_INT64},
+    {"u1", JK_UINT8},        {"u2", JK_UINT16},       {"u4", JK_UINT32},       {"u8", JK_UINT64},
+    {"f2", JK_FLOAT16},      {"f4", JK_FLOAT32},      {"f8", JK_FLOAT64},      {"intp", JK_INT64},
+    {"uintp", JK_UINT64},    {"int_", JK_INT64},      {"float_", JK_FLOAT32},  {"double", JK_FLOAT64},
+    {"uint", JK_UINT64},     {"byte", JK_UINT8},
+};
+
+static void skip_ws(const char **p) {
+    while (**p == ' ' || **p == '\t' || **p == '\n') (*p)++;
+}
+
+/* One type of a signature: a scalar name, optionally [:, ::1]-style dims. */
+static const JType *parse_type(VM *vm, const char **p, char *err, size_t errsize) {
+    skip_ws(p);
+    const char *s = *p;
+    while ((**p >= 'a' && **p <= 'z') || (**p >= 'A' && **p <= 'Z') || (**p >= '0' && **p <= '9') || **p == '_')
+        (*p)++;
+    size_t n = (size_t)(*p - s);
+    if (n == 0) {
+        snprintf(err, errsize, "expected a type name at '%.20s'", s);
+        return NULL;
+    }
+    int kind = -1;
+    for (size_t i = 0; i < sizeof type_names / sizeof type_names[0]; i++)
+        if (strlen(type_names[i].name) == n && memcmp(type_names[i].name, s, n) == 0) kind = (int)type_names[i].kind;
+    if (kind < 0) {
+        snprintf(err, errsize, "unknown type '%.*s'", (int)n, s);
+        return NULL;
+    }
+    skip_ws(p);
+    if (**p != '[') return jt_scalar(vm, (JKind)kind);
+    if (kind == JK_VOID) {
+        snprintf(err, errsize, "arrays of void are not a type");
+        return NULL;
+    }
+    (*p)++;
+    int ndim = 0, contig_at = -1;
+    for (;;) {
+        skip_ws(p);
+        if (**p != ':') {
+            snprintf(err, errsize, "expected ':' in array dimensions at '%.20s'", *p);
+            return NULL;
+        }
+        (*p)++;
+        skip_ws(p);
+        if (**p == ':') {
+            (*p)++;
+            skip_ws(p);
+            if (**p != '1') {
+                snprintf(err, errsize, "expected '::1' in array dimensions");
+                return NULL;
+            }
+            (*p)++;
+            if (contig_at >= 0) {
+                snprintf(err, errsize, "only one dimension may be '::1'");
+                return NULL;
+            }
+            contig_at = ndim;
+        }
+        ndim++;
+        skip_ws(p);
+        if (**p == ',') {
+            (*p)++;
+            continue;
+        }
+        if (**p == ']') {
+            (*p)++;
+            break;
+        }
+        snprintf(err, errsize, "expected ',' or ']' in array dimensions at '%.20s'", *p);
+        return NULL;
+    }
+    if (ndim > ND_MAXDIM) {
+        snprintf(err, errsize, "too many dimensions");
+        return NULL;
+    }
+    char layout = 'A';
+    if (contig_at == ndim - 1) layout = 'C';
+    else if (contig_at == 0) layout = 'F';
+    else if (contig_at >= 0) {
+        snprintf(err, errsize, "'::1' must be the first or the last dimension");
+        return NULL;
+    }
+    return jt_array(vm, (NDType)kind, ndim, layout);
+}
+
+int cuda_parse_signature(VM *vm, const char *s, const JType **out, int max, const JType **ret, char *err,
+                         size_t errsize) {
+    const char *p = s;
+    skip_ws(&p);
+    *ret = jt_scalar(vm, JK_VOID);
+    if (*p != '(') {
+        *ret = parse_type(vm, &p, err, errsize);
+        if (!*ret) return -1;
+        skip_ws(&p);
+        if (*p != '(') {
+            snprintf(err, errsize, "expected '(' after the return type in signature '%s'", s);
+            return -1;
+        }
+    }
+    p++;
+    int n = 0;
+    skip_ws(&p);
+    if (*p == ')') {
+        p++;
+    } else {
+        for (;;) {
+            if (n >= max) {
+                snprintf(err, errsize, "too many arguments in signature");
+                return -1;
+            }
+            out[n] = parse_type(vm, &p, err, errsize);
+            if (!out[n]) return -1;
+            if (out[n]->kind == JK_VOID) {
+                snprintf(err, errsize, "void is not an argument type");
+                return -1;
+            }
+            n++;
+            skip_ws(&p);
+            if (*p == ',') {
+                p++;
+                continue;
+            }
+            if (*p == ')') {
+                p++;
+                break;
+            }
+            snprintf(err, errsize, "expected ',' or ')' in signature '%s'", s);
+            return -1;
+        }
+    }
+    skip_ws(&p);
+    if (*p) {
+        snprintf(err, errsize, "unexpected text after signature: '%s'", p);
+        return -1;
+    }
+    return n;
+}
+
+/* ---------------------------------------------------------------- compile */
+
+static void free_spec(VM *vm, Spec *s) {
+    if (s->k) jit_kernel_free(vm, s->k);
+    if (s->ptx) jit_kernel_free(vm, s->ptx);
+    if (s->types) gc_free(vm, (void *)s->types, (size_t)(s->nargs ? s->nargs : 1) * sizeof(JType *));
+    memset(s, 0, sizeof *s);
+}
+
+static void free_specs(VM *vm, Dispatcher *d) {
+    for (int i = 0; i < d->nspecs; i++) free_spec(vm, &d->specs[i]);
+    if (d->specs) gc_free(vm, d->specs, (size_t)d->cap * sizeof(Spec));
+    d->specs = NULL;
+    d->nspecs = d->cap = 0;
+}
+
+void cuda_dispatch_free_all(VM *vm, CudaState *st) {
+    for (Dispatcher *d = st->dispatchers; d; d = d->next) free_specs(vm, d);
+    st->dispatchers = NULL;
+}
+
+/* Writes the PTX of k into $GPY_DUMP_PTX/<mangled>.ptx; false on failure. */
+static bool dump_ptx(const char *dir, JitKernel *k, char *err, size_t errsize) {
+    if (!k->ptx) return true;
+    const char *name = k->func && k->func->mangled[0] ? k->func->mangled : k->entry;
+    char safe[200];
+    size_t n = 0;
+    for (const char *c = name; *c && n < sizeof safe - 1; c++) {
+        bool ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_' ||
+                  *c == '.' || *c == '-';
+        safe[n++] = ok ? *c : '_';
+    }
+    safe[n] = '\0';
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.ptx", dir, safe[0] ? safe : "kernel");
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        snprintf(err, errsize, "GPY_DUMP_PTX: cannot write '%.1024s': %s", path, strerror(errno));
+        return false;
+    }
+    size_t len = strlen(k->ptx);
+    bool ok = fwrite(k->ptx, 1, len, f) == len;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok) snprintf(err, errsize, "GPY_DUMP_PTX: cannot write '%.1024s'", path);
+    return ok;
+}
+
+/* Compiles d for the argument types and adds the specialization to its cache. */
+static Spec *compile_spec(VM *vm, Dispatcher *d, int nargs, const JType *const *tys) {
+    CudaState *st = cuda_state(vm);
+    if (d->nspecs == d->cap) {
+        int cap = d->cap ? d->cap * 2 : 4;
+        d->specs = gc_realloc(vm, d->specs, (size_t)d->cap * sizeof(Spec), (size_t)cap * sizeof(Spec));
+        d->cap = cap;
+    }
+    const JType **types = gc_malloc(vm, (size_t)(nargs ? nargs : 1) * sizeof(JType *));
+    for (int i = 0; i < nargs; i++) types[i] = tys[i];
+    const char *dump = getenv("GPY_DUMP_PTX");
+    int targets = JIT_TARGET_CPU | (dump && *dump ? JIT_TARGET_PTX : 0);
+    char err[4096];
+    err[0] = '\0';
+    JitKernel *k = jit_compile(vm, disp_fn(d), nargs, types, targets, 0, d->fastmath, err, sizeof err);
+    if (!k) {
+        gc_free(vm, (void *)types, (size_t)(nargs ? nargs : 1) * sizeof(JType *));
+        vm_raise(vm, st->t_typing_error, "%s", err[0] ? err : "kernel compilation failed");
+    }
+    cuda_hook_order(vm);
+    Spec *s = &d->specs[d->nspecs++];
+    s->nargs = nargs;
+    s->types = types;
+    s->k = k;
+    s->ptx = NULL;
+    if ((targets & JIT_TARGET_PTX) && !dump_ptx(dump, k, err, sizeof err)) vm_raise_kind(vm, OSError, "%s", err);
+    return s;
+}
+
+/* The cached specialization whose key is exactly tys, or NULL. */
+static inline Spec *find_spec(Dispatcher *d, int nargs, const JType *const *tys) {
+    if (d->last < d->nspecs) {
+        Spec *s = &d->specs[d->last];
+        if (s->nargs == nargs && memcmp(s->types, tys, (size_t)nargs * sizeof(JType *)) == 0) return s;
+    }
+    for (int i = 0; i < d->nspecs; i++) {
+        Spec *s = &d->specs[i];
+        if (s->nargs == nargs && memcmp(s->types, tys, (size_t)nargs * sizeof(JType *)) == 0) {
+            d->last = i;
+            return s;
+        }
+    }
+    return NULL;
+}
+
+/* Whether a value of type have may be passed where want was declared
+** (eager signatures convert scalars; arrays must agree on dtype and ndim). */
+static bool accepts(const JType *want, const JType *have) {
+    if (want == have) return true;
+    if (jt_is_scalar(want) && jt_is_scalar(have)) return true;
+    if (want->kind == JK_ARRAY && have->kind == JK_ARRAY)
+        return want->dtype == have->dtype && want->ndim == have->ndim &&
+               (want->layout == 'A' || want->layout == have->layout || want->layout == 'F');
+    if (want->kind == JK_TUPLE && have->kind == JK_TUPLE && want->n == have->n) {
+        for (int i = 0; i < want->n; i++)
+            if (!accepts(want->elems[i], have->elems[i])) return false;
+        return true;
+    }
+    return false;
+}
+
+static Spec *find_eager(Dispatcher *d, int nargs, const JType *const *tys) {
+    for (int i = 0; i < d->nspecs; i++) {
+        Spec *s = &d->specs[i];
+        if (s->nargs != nargs) continue;
+        bool ok = true;
+        for (int j = 0; ok && j < nargs; j++) ok = accepts(s->types[j], tys[j]);
+        if (ok) return s;
+    }
+    return NULL;
+}
+
+/* ---------------------------------------------------------- marshalling */
+
+typedef struct Marshal {
+    int n;
+    uint64_t slots[MAX_PARAMS];
+    void *ptrs[MAX_PARAMS];
+} Marshal;
+
+static bool push_slot(Marshal *m, const void *p, size_t size) {
+    if (m->n >= MAX_PARAMS) return false;
+    m->slots[m->n] = 0;
+    memcpy(&m->slots[m->n], p, size);
+    m->ptrs[m->n] = &m->slots[m->n];
+    m->n++;
+    return true;
+}
+
+/* Reads a numeric argument as int (is_int) or double. */
+static bool read_number(VM *vm, Value v, bool *is_int, int64_t *i, uint64_t *u, double *f, bool *is_unsigned) {
+    *is_unsigned = false;
+    if (IS_INTLIKE(v)) {
+        *is_int = true;
+        *i = AS_INTLIKE(v);
+        return true;
+    }
+    if (IS_FLOAT(v)) {
+        *is_int = false;
+        *f = AS_FLOAT(v);
+        return true;
+    }
+    int dt = numpy_scalar_dtype(vm, v);
+    if (dt < 0 || dt == ND_FLOAT16) return false;
+    NDArray *a = nd_from_value(vm, v, dt);
+    const char *p = a->data;
+    *is_int = !nd_is_float((NDType)dt);
+    switch ((NDType)dt) {
+    case ND_BOOL: *i = *(const uint8_t *)p != 0; break;
+    case ND_INT8: *i = *(const int8_t *)p; break;
+    case ND_INT16: *i = *(const int16_t *)p; break;
+    case ND_INT32: *i = *(const int32_t *)p; break;
+    case ND_INT64: *i = *(const int64_t *)p; break;
+    case ND_UINT8: *i = *(const uint8_t *)p; break;
+    case ND_UINT16: *i = *(const uint16_t *)p; break;
+    case ND_UINT32: *i = *(const uint32_t *)p; break;
+    case ND_UINT64:
+        *u = *(const uint64_t *)p;
+        *i = (int64_t)*u;
+        *is_unsigned = true;
+        break;
+    case ND_FLOAT32: *f = *(const float *)p; break;
+    default: *f = *(const double *)p; break;
+    }
+    return true;
+}
+
+/* Appends the ABI parameters of value v passed as type t; an error message
+** in err (false) when it does not fit. */
+static bool marshal_value(VM *vm, const JType *t, Value v, Marshal *m, char *err, size_t errsize) {
+    if (jt_is_scalar(t)) {
+        bool is_int = false, is_u = false;
+        int64_t i = 0;
+        uint64_t u = 0;
+        double f = 0;
+        if (!read_number(vm, v, &is_int, &i, &u, &f, &is_u)) {
+            snprintf(err, errsize, "cannot pass a '%s' as %s", vm_type_name(vm, v), nd_dtype_name((NDType)t->kind));
+            return false;
+        }
+        bool ok = true;
+#define AS_C(ctype) (is_int ? (is_u ? (ctype)u : (ctype)i) : (ctype)f)
+        switch (t->kind) {
+        case JK_BOOL: { uint8_t x = is_int ? (i != 0 || u != 0) : (f != 0); ok = push_slot(m, &x, 1); break; }
+        case JK_INT8: { int8_t x = AS_C(int8_t); ok = push_slot(m, &x, 1); break; }
+        case JK_INT16: { int16_t x = AS_C(int16_t); ok = push_slot(m, &x, 2); break; }
+        case JK_INT32: { int32_t x = AS_C(int32_t); ok = push_slot(m, &x, 4); break; }
+        case JK_INT64: { int64_t x = AS_C(int64_t); ok = push_slot(m, &x, 8); break; }
+        case JK_UINT8: { uint8_t x = AS_C(uint8_t); ok = push_slot(m, &x, 1); break; }
+        case JK_UINT16: { uint16_t x = AS_C(uint16_t); ok = push_slot(m, &x, 2); break; }
+        case JK_UINT32: { uint32_t x = AS_C(uint32_t); ok = push_slot(m, &x, 4); break; }
+        case JK_UINT64: { uint64_t x = is_int ? (is_u ? u : (uint64_t)i) : (uint64_t)f; ok = push_slot(m, &x, 8); break; }
+        case JK_FLOAT32: { float x = AS_C(float); ok = push_slot(m, &x, 4); break; }
+        case JK_FLOAT64: { double x = AS_C(double); ok = push_slot(m, &x, 8); break; }
+        default:
+            snprintf(err, errsize, "float16 scalar arguments are not supported yet");
+            return false;
+        }
+#undef AS_C
+        if (!ok) snprintf(err, errsize, "too many kernel parameters");
+        return ok;
+    }
+    if (t->kind == JK_ARRAY) {
+        NDArray *a = cuda_array_of(vm, v);
+        if (!a || a->dtype != t->dtype || a->ndim != t->ndim) {
+            char tb[128];
+            snprintf(err, errsize, "cannot pass a '%s' as %s", vm_type_name(vm, v), jt_name(t, tb, sizeof tb));
+            return false;
+        }
+        if ((t->layout == 'C' && !(a->flags & ND_C_CONTIGUOUS)) || (t->layout == 'F' && !(a->flags & ND_F_CONTIGUOUS))) {
+            snprintf(err, errsize, "array is not %c-contiguous as the signature requires", t->layout);
+            return false;
+        }
+        void *data = a->data;
+        bool ok = push_slot(m, &data, sizeof data);
+        for (int i = 0; ok && i < a->ndim; i++) ok = push_slot(m, &a->shape[i], 8);
+        for (int i = 0; ok && i < a->ndim; i++) ok = push_slot(m, &a->strides[i], 8);
+        if (!ok) snprintf(err, errsize, "too many kernel parameters");
+        return ok;
+    }
+    if (t->kind == JK_TUPLE) {
+        if (!IS_TUPLE(vm, v) || AS_TUPLE(v)->len != t->n) {
+            snprintf(err, errsize, "expected a tuple of %d elements, got '%s'", t->n, vm_type_name(vm, v));
+            return false;
+        }
+        for (int i = 0; i < t->n; i++)
+            if (!marshal_value(vm, t->elems[i], AS_TUPLE(v)->items[i], m, err, errsize)) return false;
+        return true;
+    }
+    snprintf(err, errsize, "unsupported kernel argument type");
+    return false;
+}
+
+/* ----------------------------------------------------------------- launch */
+
+/* A launch dimension: an int or a tuple of 1–3 ints, each ≥ 1. */
+static void parse_dim3(VM *vm, Value v, uint32_t out[3], const char *what) {
+    out[0] = out[1] = out[2] = 1;
+    int64_t vals[3] = {1, 1, 1};
+    int n = 1;
+    if (IS_INTLIKE(v)) {
+        vals[0] = AS_INTLIKE(v);
+    } else if (IS_TUPLE(vm, v) || IS_LIST(vm, v)) {
+        int64_t len = IS_TUPLE(vm, v) ? AS_TUPLE(v)->len : AS_LIST(v)->len;
+        Value *items = IS_TUPLE(vm, v) ? AS_TUPLE(v)->items : AS_LIST(v)->items;
+        if (len < 1 || len > 3) vm_raise_kind(vm, ValueError, "%s must have 1 to 3 dimensions, got %lld", what, (long long)len);
+        n = (int)len;
+        for (int i = 0; i < n; i++) vals[i] = vm_to_index(vm, items[i]);
+    } else {
+        int dt = numpy_scalar_dtype(vm, v);
+        if (dt < 0 || nd_is_float((NDType)dt) || dt == ND_BOOL)
+            vm_raise_kind(vm, TypeError, "%s must be an int or a tuple of ints, not '%s'", what, vm_type_name(vm, v));
+        vals[0] = vm_to_index(vm, v);
+    }
+    for (int i = 0; i < 3; i++) {
+        if (vals[i] < 1)
+            vm_raise_kind(vm, ValueError, "%s must be positive in every dimension, got %lld", what, (long long)vals[i]);
+        if (vals[i] > 0x7fffffff) vm_raise_kind(vm, ValueError, "%s is too large: %lld", what, (long long)vals[i]);
+        out[i] = (uint32_t)vals[i];
+    }
+}
+
+static Value disp_getitem(VM *vm, Value self, Value key) {
+    Dispatcher *d = as_disp(self);
+    if (d->device)
+        vm_raise_kind(vm, TypeError, "device function '%s' cannot be launched: only kernels are launched", disp_name(d));
+    if (!IS_TUPLE(vm, key) || AS_TUPLE(key)->len < 2 || AS_TUPLE(key)->len > 4)
+        vm_raise_kind(vm, ValueError,
+                      "launch configuration must be [blocks_per_grid, threads_per_block(, stream(, shared_bytes))]");
+    Tuple *t = AS_TUPLE(key);
+    Launch *l = gc_alloc_obj(vm, cuda_state(vm)->t_launch, sizeof(Launch));
+    l->disp = self;
+    parse_dim3(vm, t->items[0], l->grid, "griddim");
+    parse_dim3(vm, t->items[1], l->block, "blockdim");
+    uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
+    if (l->block[0] > 1024 || l->block[1] > 1024 || l->block[2] > 64 || threads > 1024)
+        vm_raise_kind(vm, ValueError, "blockdim (%u, %u, %u) exceeds the limits of a block (1024 threads; z ≤ 64)",
+                      l->block[0], l->block[1], l->block[2]);
+    if (l->grid[1] > 65535 || l->grid[2] > 65535)
+        vm_raise_kind(vm, ValueError, "griddim (%u, %u, %u): y and z must be at most 65535", l->grid[0], l->grid[1],
+                      l->grid[2]);
+    if (t->len == 4) {
+        int64_t sh = arg_int(vm, "launch", t->items[3]);
+        if (sh < 0 || sh > (1 << 20)) vm_raise_kind(vm, ValueError, "dynamic shared memory size %lld is out of range", (long long)sh);
+        l->dyn_shared = (size_t)sh;
+    }
+    return OBJ_VAL(l);
+}
+
+/* Runs one launch: types, cache, marshalling, CPU device. */
+static Value launch_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs) {
+    Launch *l = (Launch *)AS_OBJ(self);
+    Dispatcher *d = as_disp(l->disp);
+    CudaState *st = vm->cuda;
+    if (kwargs && kwargs->count > 0) vm_raise_kind(vm, TypeError, "kernels take no keyword arguments");
+    Proto *p = disp_fn(d)->proto;
+    if (argc != p->nparams || argc > MAX_ARGS)
+        vm_raise_kind(vm, TypeError, "kernel '%s' takes %d argument%s (%d given)", disp_name(d), p->nparams,
+                      p->nparams == 1 ? "" : "s", argc);
+    const JType *tys[MAX_ARGS];
+    char err[512];
+    for (int i = 0; i < argc; i++) {
+        tys[i] = arg_type(vm, st, argv[i], err, sizeof err);
+        if (!tys[i]) vm_raise_kind(vm, TypeError, "kernel '%s' argument %d: %s", disp_name(d), i + 1, err);
+    }
+    Spec *s = d->eager ? find_eager(d, argc, tys) : find_spec(d, argc, tys);
+    if (!s) {
+        if (d->eager) {
+            char tb[1024];
+            types_str(tys, argc, tb, sizeof tb);
+            vm_raise(vm, st->t_typing_error, "No matching definition for argument type(s) %s of kernel '%s'", tb,
+                     disp_name(d));
+        }
+        s = compile_spec(vm, d, argc, tys);
+    }
+    JitKernel *k = s->k;
+    Marshal m;
+    m.n = 0;
+    for (int i = 0; i < argc; i++)
+        if (!marshal_value(vm, s->types[i], argv[i], &m, err, sizeof err))
+            vm_raise_kind(vm, TypeError, "kernel '%s' argument %d: %s", disp_name(d), i + 1, err);
+    if (m.n != k->nparams)
+        vm_raise_kind(vm, SystemError, "kernel '%s': %d parameters marshalled, the compiled kernel takes %d",
+                      disp_name(d), m.n, k->nparams);
+    if (!st->device) {
+        st->device = gpu_cpu_new(0);
+        if (!st->device) vm_raise_kind(vm, RuntimeError, "cannot create the CPU device");
+        cuda_hook_order(vm);
+    }
+    CpuLaunch cl;
+    for (int i = 0; i < 3; i++) {
+        cl.grid[i] = l->grid[i];
+        cl.block[i] = l->block[i];
+    }
+    cl.shared_bytes = k->shared_bytes + l->dyn_shared;
+    cl.block_fn = k->cpu_block;
+    cl.thread_fn = k->cpu_thread;
+    cl.uses_barrier = k->uses_barrier;
+    cl.params = m.ptrs;
+    if (gpu_cpu_launch(st->device, &cl, err, sizeof err) != 0)
+        vm_raise_kind(vm, RuntimeError, "launch of kernel '%s' failed: %s", disp_name(d), err);
+    return NONE_VAL;
+}
+
+static void launch_mark(VM *vm, Obj *o) { gc_mark_value(vm, ((Launch *)o)->disp); }
+
+static Value launch_repr(VM *vm, Value self) {
+    Launch *l = (Launch *)AS_OBJ(self);
+    return STR_VAL(str_printf(vm, "<launch of kernel '%s' grid=(%u, %u, %u) block=(%u, %u, %u)>",
+                              disp_name(as_disp(l->disp)), l->grid[0], l->grid[1], l->grid[2], l->block[0],
+                              l->block[1], l->block[2]));
+}
+
+/* ------------------------------------------------------------ dispatcher */
+
+static void disp_mark(VM *vm, Obj *o) {
+    Dispatcher *d = (Dispatcher *)o;
+    gc_mark_value(vm, d->fn);
+    gc_mark_value(vm, d->sigs);
+}
+
+static void disp_finalize(VM *vm, Obj *o) {
+    Dispatcher *d = (Dispatcher *)o;
+    CudaState *st = vm->cuda;
+    if (!st) return; /* the vm_free hook already freed the kernels */
+    if (d->prev) d->prev->next = d->next;
+    else if (st->dispatchers == d) st->dispatchers = d->next;
+    if (d->next) d->next->prev = d->prev;
+    d->prev = d->next = NULL;
+    free_specs(vm, d);
+}
+
+static Value disp_repr(VM *vm, Value self) {
+    Dispatcher *d = as_disp(self);
+    return STR_VAL(str_printf(vm, "<CUDA %s '%s' at %p>", d->device ? "device function" : "kernel", disp_name(d),
+                              (void *)AS_OBJ(self)));
+}
+
+static Value disp_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs) {
+    (void)argc, (void)argv, (void)kwargs;
+    Dispatcher *d = as_disp(self);
+    if (d->device)
+        vm_raise_kind(vm, TypeError, "device function '%s' cannot be called from host code (only from kernels)",
+                      disp_name(d));
+    vm_raise_kind(vm, ValueError,
+                  "Kernel launch configuration was not specified. Use the syntax: "
+                  "%s[blockspergrid, threadsperblock](arg0, arg1, ..., argn)",
+                  disp_name(d));
+}
+
+/* Key of a spec in the inspect_* dicts: "(array(float32, 1d, C), int64)". */
+static Value spec_key(VM *vm, Spec *s) {
+    char buf[2048];
+    types_str(s->types, s->nargs, buf, sizeof buf);
+    return STR_VAL(str_cstr(vm, buf));
+}
+
+static Value disp_getattr(VM *vm, Value self, Str *name) {
+    Dispatcher *d = as_disp(self);
+    const char *n = name->chars;
+    if (strcmp(n, "py_func") == 0) return d->fn;
+    if (strcmp(n, "__name__") == 0) return disp_fn(d)->name ? STR_VAL(disp_fn(d)->name) : NONE_VAL;
+    if (strcmp(n, "__qualname__") == 0) return disp_fn(d)->qualname ? STR_VAL(disp_fn(d)->qualname) : NONE_VAL;
+    if (strcmp(n, "__doc__") == 0) return NONE_VAL;
+    if (strcmp(n, "signatures") == 0) {
+        List *l = list_new(vm, d->nspecs);
+        vm_push_root(vm, OBJ_VAL(l));
+        for (int i = 0; i < d->nspecs; i++) list_append(vm, l, spec_key(vm, &d->specs[i]));
+        vm_pop_roots(vm, 1);
+        return OBJ_VAL(l);
+    }
+    return generic_getattr(vm, self, name);
+}
+
+/* The signature argument of the inspect_* methods: all specs, or the one
+** whose key or types match. */
+static Spec *pick_spec(VM *vm, Dispatcher *d, Value sig) {
+    if (d->nspecs == 0) vm_raise_kind(vm, ValueError, "kernel '%s' has not been compiled yet", disp_name(d));
+    if (IS_EMPTY(sig) || IS_NONE(sig)) return NULL;
+    if (IS_STR(vm, sig)) {
+        for (int i = 0; i < d->nspecs; i++)
+            if (str_equal(AS_STR(spec_key(vm, &d->specs[i])), AS_STR(sig))) return &d->specs[i];
+        const JType *tys[MAX_ARGS], *ret;
+        char err[256];
+        int n = cuda_parse_signature(vm, AS_STR(sig)->chars, tys, MAX_ARGS, &ret, err, sizeof err);
+        if (n >= 0) {
+            Spec *s = find_eager(d, n, tys);
+            if (s) return s;
+        }
+    }
+    vm_raise_kind(vm, KeyError, "no compiled specialization of '%s' for %s", disp_name(d), vm_repr(vm, sig)->chars);
+}
+
+typedef enum InspectWhat { INSPECT_LLVM, INSPECT_ASM } InspectWhat;
+
+/* The text of one spec for inspect_llvm / inspect_asm (compiles PTX on demand). */
+static Value spec_text(VM *vm, Dispatcher *d, Spec *s, InspectWhat what) {
+    if (what == INSPECT_LLVM) {
+        const char *ir = s->k->llvm_ir ? s->k->llvm_ir : s->ptx && s->ptx->llvm_ir ? s->ptx->llvm_ir : NULL;
+        if (!ir) vm_raise_kind(vm, NotImplementedError, "the compiler kept no LLVM IR for '%s'", disp_name(d));
+        return STR_VAL(str_cstr(vm, ir));
+    }
+    if (s->k->ptx) return STR_VAL(str_cstr(vm, s->k->ptx));
+    if (!s->ptx) {
+        char err[4096];
+        err[0] = '\0';
+        s->ptx = jit_compile(vm, disp_fn(d), s->nargs, s->types, JIT_TARGET_PTX, 0, d->fastmath, err, sizeof err);
+        if (!s->ptx) vm_raise(vm, cuda_state(vm)->t_typing_error, "%s", err[0] ? err : "PTX compilation failed");
+        cuda_hook_order(vm);
+    }
+    if (!s->ptx->ptx) vm_raise_kind(vm, RuntimeError, "the compiler produced no PTX for '%s'", disp_name(d));
+    return STR_VAL(str_cstr(vm, s->ptx->ptx));
+}
+
+static Value inspect(VM *vm, const char *fname, InspectWhat what, int argc, Value *argv, Dict *kwargs) {
+    Value sig = kw_take(vm, kwargs, "signature");
+    kw_done(vm, fname, kwargs);
+    arg_count(vm, fname, argc, 1, 2);
+    if (argc == 2) sig = argv[1];
+    Dispatcher *d = as_disp(argv[0]);
+    Spec *one = pick_spec(vm, d, sig);
+    if (one) return spec_text(vm, d, one, what);
+    Dict *out = dict_new(vm);
+    vm_push_root(vm, OBJ_VAL(out));
+    for (int i = 0; i < d->nspecs; i++) {
+        Value key = spec_key(vm, &d->specs[i]);
+        vm_push_root(vm, key);
+        Value text = spec_text(vm, d, &d->specs[i], what);
+        vm_push_root(vm, text);
+        dict_set(vm, out, key, text);
+        vm_pop_roots(vm, 2);
+    }
+    vm_pop_roots(vm, 1);
+    return OBJ_VAL(out);
+}
+
+static Value m_inspect_llvm(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    return inspect(vm, "inspect_llvm", INSPECT_LLVM, argc, argv, kwargs);
+}
+
+static Value m_inspect_asm(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    return inspect(vm, "inspect_asm", INSPECT_ASM, argc, argv, kwargs);
+}
+
+/* Prints every specialization's variables and their types. */
+static Value m_inspect_types(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    (void)kw_take(vm, kwargs, "file");
+    kw_done(vm, "inspect_types", kwargs);
+    arg_count(vm, "inspect_types", argc, 1, 2);
+    Dispatcher *d = as_disp(argv[0]);
+    StrBuf sb;
+    sb_init(&sb);
+    for (int i = 0; i < d->nspecs; i++) {
+        Spec *s = &d->specs[i];
+        char tb[2048];
+        types_str(s->types, s->nargs, tb, sizeof tb);
+        sb_printf(&sb, "%s %s\n", disp_name(d), tb);
+        sb_appends(&sb, "--------------------------------------------------------------------------------\n");
+        JFunc *f = s->k->func;
+        for (int j = 0; f && j < f->nvars; j++) {
+            char vb[256];
+            sb_printf(&sb, "#   %s: %s%s\n", f->vars[j].name, jt_name(f->vars[j].type, vb, sizeof vb),
+                      f->vars[j].param_index >= 0 ? "  (argument)" : "");
+        }
+        sb_appends(&sb, "================================================================================\n");
+    }
+    Str *text = sb_finish(vm, &sb);
+    vm_push_root(vm, STR_VAL(text));
+    file_write(vm, file_sys_stream(vm, "stdout"), text);
+    vm_pop_roots(vm, 1);
+    return NONE_VAL;
+}
+
+/* k.forall(ntasks): a 1-D launch configuration covering ntasks threads. */
+static Value m_forall(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    (void)kw_take(vm, kwargs, "tpb");
+    (void)kw_take(vm, kwargs, "stream");
+    (void)kw_take(vm, kwargs, "sharedmem");
+    kw_done(vm, "forall", kwargs);
+    arg_count(vm, "forall", argc, 2, 2);
+    int64_t n = arg_int(vm, "forall", argv[1]);
+    if (n < 1) vm_raise_kind(vm, ValueError, "forall(): ntasks must be positive");
+    int64_t tpb = 128, blocks = (n + tpb - 1) / tpb;
+    Value items[2] = {INT_VAL(blocks), INT_VAL(tpb)};
+    Tuple *key = tuple_from_array(vm, 2, items);
+    vm_push_root(vm, OBJ_VAL(key));
+    Value l = disp_getitem(vm, argv[0], OBJ_VAL(key));
+    vm_pop_roots(vm, 1);
+    return l;
+}
+
+/* A new dispatcher for fn; compiles each signature in sigs (a list of Strs or None). */
+static Value dispatcher_new(VM *vm, Value fn, Value sigs, bool device, bool fastmath) {
+    CudaState *st = cuda_state(vm);
+    if (!IS_OBJ(fn) || AS_OBJ(fn)->type != vm->t_function) {
+        if (is_disp(vm, fn)) vm_raise_kind(vm, TypeError, "cuda.jit: '%s' is already a CUDA function", disp_name(as_disp(fn)));
+        vm_raise_kind(vm, TypeError, "cuda.jit needs a Python function, not '%s'", vm_type_name(vm, fn));
+    }
+    Function *f = (Function *)AS_OBJ(fn);
+    if (!f->proto->ast)
+        vm_raise_kind(vm, TypeError, "cuda.jit: the source of '%s' is not available", f->name ? f->name->chars : "?");
+    if (f->proto->flags & (PROTO_VARARGS | PROTO_VARKW | PROTO_GENERATOR))
+        vm_raise_kind(vm, TypeError, "cuda.jit: '%s' may not take *args/**kwargs or be a generator",
+                      f->name ? f->name->chars : "?");
+    Dispatcher *d = gc_alloc_obj(vm, st->t_dispatcher, sizeof(Dispatcher));
+    d->fn = fn;
+    d->sigs = IS_EMPTY(sigs) ? NONE_VAL : sigs;
+    d->device = device;
+    d->fastmath = fastmath;
+    d->next = st->dispatchers;
+    if (st->dispatchers) st->dispatchers->prev = d;
+    st->dispatchers = d;
+    if (IS_LIST(vm, sigs)) {
+        Value dv = OBJ_VAL(d);
+        vm_push_root(vm, dv);
+        List *l = AS_LIST(sigs);
+        for (int64_t i = 0; i < l->len; i++) {
+            const JType *tys[MAX_ARGS], *ret;
+            char err[512];
+            const char *text = AS_STR(l->items[i])->chars;
+            int n = cuda_parse_signature(vm, text, tys, MAX_ARGS, &ret, err, sizeof err);
+            if (n < 0) vm_raise(vm, st->t_typing_error, "invalid signature '%s': %s", text, err);
+            if (n != f->proto->nparams)
+                vm_raise(vm, st->t_typing_error, "signature '%s' has %d argument%s, '%s' takes %d", text, n,
+                         n == 1 ? "" : "s", disp_name(d), f->proto->nparams);
+            if (device) continue; /* device functions specialize at their call sites */
+            if (ret->kind != JK_VOID) vm_raise(vm, st->t_typing_error, "CUDA kernel must have void return type (signature '%s')", text);
+            d->eager = true;
+            if (!find_spec(d, n, tys)) compile_spec(vm, d, n, tys);
+        }
+        vm_pop_roots(vm, 1);
+    }
+    return OBJ_VAL(d);
+}
+
+/* Options a decorator made by cuda.jit(...) carries: (sigs, device, fastmath). */
+static Value f_decorator(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    kw_none(vm, "jit", kwargs);
+    arg_count(vm, "jit", argc, 1, 1);
+    Tuple *opts = AS_TUPLE(vm_current_native(vm)->data);
+    return dispatcher_new(vm, argv[0], opts->items[0], AS_BOOL(opts->items[1]), AS_BOOL(opts->items[2]));
+}
+
+/* Normalizes the signature argument of cuda.jit: a str, or a list/tuple of strs → list. */
+static Value signature_list(VM *vm, Value v) {
+    if (IS_STR(vm, v)) {
+        List *l = list_new(vm, 1);
+        vm_push_root(vm, OBJ_VAL(l));
+        list_append(vm, l, v);
+        vm_pop_roots(vm, 1);
+        return OBJ_VAL(l);
+    }
+    if (IS_LIST(vm, v) || IS_TUPLE(vm, v)) {
+        int64_t n = IS_LIST(vm, v) ? AS_LIST(v)->len : AS_TUPLE(v)->len;
+        Value *items = IS_LIST(vm, v) ? AS_LIST(v)->items : AS_TUPLE(v)->items;
+        List *l = list_new(vm, n);
+        vm_push_root(vm, OBJ_VAL(l));
+        for (int64_t i = 0; i < n; i++) {
+            if (!IS_STR(vm, items[i]))
+                vm_raise_kind(vm, TypeError, "cuda.jit: signatures must be strings like 'void(float32[:])', not '%s'",
+                              vm_type_name(vm, items[i]));
+            list_append(vm, l, items[i]);
+        }
+        vm_pop_roots(vm, 1);
+        return OBJ_VAL(l);
+    }
+    vm_raise_kind(vm, TypeError, "cuda.jit: expected a function or a signature string, not '%s'", vm_type_name(vm, v));
+}
+
+/* cuda.jit(func_or_sig=None, device=False, fastmath=False, ...) */
+Value cuda_f_jit(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    Value device = kw_take(vm, kwargs, "device");
+    Value fastmath = kw_take(vm, kwargs, "fastmath");
+    static const char *const ignored[] = {"debug", "lineinfo", "opt", "cache", "inline", "forceinline",
+                                          "max_registers", "link", "boundscheck", "lto", "launch_bounds"};
+    for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++) (void)kw_take(vm, kwargs, ignored[i]);
+    kw_done(vm, "jit", kwargs);
+    arg_count(vm, "jit", argc, 0, 1);
+    bool is_device = !IS_EMPTY(device) && vm_truthy(vm, device);
+    bool is_fast = !IS_EMPTY(fastmath) && vm_truthy(vm, fastmath);
+    Value target = argc ? argv[0] : NONE_VAL;
+    if (IS_OBJ(target) && AS_OBJ(target)->type == vm->t_function)
+        return dispatcher_new(vm, target, NONE_VAL, is_device, is_fast);
+    Value sigs = IS_NONE(target) ? NONE_VAL : signature_list(vm, target);
+    vm_push_root(vm, sigs);
+    Value items[3] = {sigs, BOOL_VAL(is_device), BOOL_VAL(is_fast)};
+    Tuple *opts = tuple_from_array(vm, 3, items);
+    vm_push_root(vm, OBJ_VAL(opts));
+    Value dec = native_new(vm, "jit_decorator", f_decorator, OBJ_VAL(opts));
+    vm_pop_roots(vm, 2);
+    return dec;
+}
+
+/* cuda.compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False,
+** fastmath=False, cc=None, opt=True) → (ptx, resty) */
+Value cuda_f_compile_ptx(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    CudaState *st = cuda_state(vm);
+    Value device = kw_take(vm, kwargs, "device");
+    Value fastmath = kw_take(vm, kwargs, "fastmath");
+    Value cc = kw_take(vm, kwargs, "cc");
+    static const char *const ignored[] = {"debug", "lineinfo", "opt", "abi", "abi_info", "output", "forceinline",
+                                          "launch_bounds"};
+    for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++) (void)kw_take(vm, kwargs, ignored[i]);
+    kw_done(vm, "compile_ptx", kwargs);
+    arg_count(vm, "compile_ptx", argc, 2, 2);
+    Value fnv = argv[0];
+    if (is_disp(vm, fnv)) fnv = as_disp(fnv)->fn;
+    if (!IS_OBJ(fnv) || AS_OBJ(fnv)->type != vm->t_function)
+        vm_raise_kind(vm, TypeError, "compile_ptx() needs a function, not '%s'", vm_type_name(vm, fnv));
+    bool is_device = !IS_EMPTY(device) && vm_truthy(vm, device);
+    int ccv = 0;
+    if (!IS_EMPTY(cc) && !IS_NONE(cc)) {
+        if (!IS_TUPLE(vm, cc) || AS_TUPLE(cc)->len != 2)
+            vm_raise_kind(vm, TypeError, "compile_ptx(): cc must be a tuple (major, minor)");
+        int64_t major = arg_int(vm, "compile_ptx", AS_TUPLE(cc)->items[0]);
+        int64_t minor = arg_int(vm, "compile_ptx", AS_TUPLE(cc)->items[1]);
+        if (major < 1 || major > 20 || minor < 0 || minor > 9)
+            vm_raise_kind(vm, ValueError, "compile_ptx(): invalid compute capability (%lld, %lld)", (long long)major,
+                          (long long)minor);
+        ccv = (int)(major * 10 + minor);
+    }
+    Str *sig = arg_str(vm, "compile_ptx", argv[1]);
+    const JType *tys[MAX_ARGS], *ret;
+    char err[4096];
+    int n = cuda_parse_signature(vm, sig->chars, tys, MAX_ARGS, &ret, err, sizeof err);
+    if (n < 0) vm_raise(vm, st->t_typing_error, "invalid signature '%s': %s", sig->chars, err);
+    if (!is_device && ret->kind != JK_VOID) vm_raise(vm, st->t_typing_error, "CUDA kernel must have void return type");
+    Function *f = (Function *)AS_OBJ(fnv);
+    if (n != f->proto->nparams)
+        vm_raise(vm, st->t_typing_error, "signature '%s' has %d arguments, the function takes %d", sig->chars, n,
+                 f->proto->nparams);
+    err[0] = '\0';
+    bool fast = !IS_EMPTY(fastmath) && vm_truthy(vm, fastmath);
+    /* copy the text out (malloc'd) and free the compiler's objects before anything can raise */
+    char *copy = NULL;
+    const JType *resty = ret;
+    if (is_device) {
+        copy = jit_compile_ptx_device(vm, f, n, tys, ccv, fast, &resty, err, sizeof err);
+        if (!copy) vm_raise(vm, st->t_typing_error, "%s", err[0] ? err : "PTX compilation failed");
+    } else {
+        JitKernel *k = jit_compile(vm, f, n, tys, JIT_TARGET_PTX, ccv, fast, err, sizeof err);
+        if (!k) vm_raise(vm, st->t_typing_error, "%s", err[0] ? err : "PTX compilation failed");
+        copy = strdup(k->ptx ? k->ptx : "");
+        jit_kernel_free(vm, k);
+        if (!copy) vm_throw(vm, vm->memory_error);
+    }
+    cuda_hook_order(vm);
+    char rb[256];
+    const char *rname = !resty || resty->kind == JK_VOID || resty->kind == JK_NONE ? "none" : jt_name(resty, rb, sizeof rb);
+    StrBuf sb = {.data = copy, .len = strlen(copy), .cap = strlen(copy) + 1};
+    Str *ptx = sb_finish(vm, &sb);
+    vm_push_root(vm, STR_VAL(ptx));
+    Value items[2] = {STR_VAL(ptx), STR_VAL(str_cstr(vm, rname))};
+    Tuple *t = tuple_from_array(vm, 2, items);
+    vm_pop_roots(vm, 1);
+    return OBJ_VAL(t);
+}
+
+void cuda_dispatch_init(VM *vm, CudaState *st) {
+    Type *t = type_new_builtin(vm, "CUDADispatcher", vm->t_object, 0);
+    t->repr = disp_repr;
+    t->call = disp_call;
+    t->getattr = disp_getattr;
+    t->getitem = disp_getitem;
+    t->mark = disp_mark;
+    t->finalize = disp_finalize;
+    type_add_method(vm, t, "inspect_llvm", m_inspect_llvm);
+    type_add_method(vm, t, "inspect_asm", m_inspect_asm);
+    type_add_method(vm, t, "inspect_types", m_inspect_types);
+    type_add_method(vm, t, "forall", m_forall);
+    st->t_dispatcher = t;
+    t = type_new_builtin(vm, "_LaunchConfiguration", vm->t_object, 0);
+    t->call = launch_call;
+    t->repr = launch_repr;
+    t->mark = launch_mark;
+    st->t_launch = t;
+}
