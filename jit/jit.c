@@ -335,7 +335,6 @@ static bool compile_cpu(VM *vm, struct JitState *js, JFunc *f, bool fastmath, Ji
     LLVMSetDataLayout(M, LLVMOrcLLJITGetDataLayoutStr(J));
     Lower L;
     lower_init(&L, vm, C, M, &jit_target_cpu, fastmath, err, errsize);
-    bool ok = false;
     LLVMValueRef body = build(&L, f, false);
     char bname[200], tname[200];
     size_t len;
@@ -356,14 +355,20 @@ static bool compile_cpu(VM *vm, struct JitState *js, JFunc *f, bool fastmath, Ji
     LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(M, tsc);
     LLVMOrcDisposeThreadSafeContext(tsc);
     LLVMErrorRef e = LLVMOrcLLJITAddLLVMIRModuleWithRT(J, rt, tsm);
-    if (e) {
-        LLVMOrcDisposeThreadSafeModule(tsm);
+    if (e) { /* tsm was consumed either way */
         LLVMOrcReleaseResourceTracker(rt);
         take_error(e, err, errsize, "native compile failed");
         return false;
     }
     k->module = calloc(1, sizeof *k->module);
-    if (k->module) k->module->rt = rt;
+    if (!k->module) {
+        LLVMErrorRef e2 = LLVMOrcResourceTrackerRemove(rt);
+        if (e2) LLVMConsumeError(e2);
+        LLVMOrcReleaseResourceTracker(rt);
+        snprintf(err, errsize, "out of memory");
+        return false;
+    }
+    k->module->rt = rt;
     LLVMOrcExecutorAddress addr = 0;
     e = LLVMOrcLLJITLookup(J, &addr, tname);
     if (e || js->diag.error) {
@@ -385,7 +390,7 @@ fail:
     lower_done(&L);
     LLVMDisposeModule(M);
     LLVMOrcDisposeThreadSafeContext(tsc);
-    return ok;
+    return false;
 }
 
 JitKernel *jit_compile(VM *vm, Function *fn, int nargs, const JType *const *argtypes, int targets,
@@ -425,8 +430,9 @@ JitKernel *jit_compile(VM *vm, Function *fn, int nargs, const JType *const *argt
         L.t_f64 = LLVMDoubleTypeInContext(C);
         L.t_ptr = LLVMPointerTypeInContext(C, 0);
         L.f = f;
-        bool ok = !setjmp(L.fail);
-        if (ok) fill_params(&L, k, f);
+        volatile bool ok = true;
+        if (setjmp(L.fail)) ok = false;
+        else fill_params(&L, k, f);
         LLVMContextDispose(C);
         if (!ok || !k->params) {
             if (ok) snprintf(err, errsize, "out of memory");

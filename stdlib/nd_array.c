@@ -1,0 +1,370 @@
+/*
+** nd_array.c — the ndarray type: attributes, len/iter/truth, str/repr (via
+** nd_print.c) and the shape methods (reshape, ravel, flatten, transpose,
+** copy, astype, tolist, item, fill, squeeze).
+*/
+#include "nd_priv.h"
+
+static Value arr_repr(VM *vm, Value self) { return STR_VAL(nd_format_array(vm, ND_AS(self), true)); }
+static Value arr_str(VM *vm, Value self) { return STR_VAL(nd_format_array(vm, ND_AS(self), false)); }
+
+static int64_t arr_len(VM *vm, Value self) {
+    NDArray *a = ND_AS(self);
+    if (a->ndim == 0) vm_raise_kind(vm, TypeError, "len() of unsized object");
+    return a->shape[0];
+}
+
+static bool arr_truthy(VM *vm, Value self) {
+    NDArray *a = ND_AS(self);
+    if (a->size != 1)
+        vm_raise_kind(vm, ValueError, a->size == 0 ? "The truth value of an empty array is ambiguous. Use `array.size > 0` to check that an array is not empty."
+                                                   : "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()");
+    return nd_load_f(a->dtype, a->data) != 0 || (!nd_is_float(a->dtype) && nd_load_u(a->dtype, a->data) != 0);
+}
+
+/* The transpose with axes reversed (or permuted by perm). */
+static NDArray *transpose(VM *vm, NDArray *a, const int *perm) {
+    int64_t sh[ND_MAXDIM], st[ND_MAXDIM];
+    for (int i = 0; i < a->ndim; i++) {
+        int p = perm ? perm[i] : a->ndim - 1 - i;
+        sh[i] = a->shape[p];
+        st[i] = a->strides[p];
+    }
+    return nd_view(vm, a, a->data, a->ndim, sh, st);
+}
+
+/* Iterator over rows (iter(a)) or elements (a.flat). */
+static Value it_new(VM *vm, Value arr, bool flat) {
+    NDIterObj *it = gc_alloc_obj(vm, nd_state(vm)->t_iter, sizeof(NDIterObj));
+    it->arr = arr;
+    it->pos = 0;
+    it->flat = flat;
+    return OBJ_VAL(it);
+}
+static void it_mark(VM *vm, Obj *o) { gc_mark_value(vm, ((NDIterObj *)o)->arr); }
+static Value it_iter(VM *vm, Value self) { (void)vm; return self; }
+static bool it_next(VM *vm, Value self, Value *out) {
+    NDIterObj *it = (NDIterObj *)AS_OBJ(self);
+    NDArray *a = ND_AS(it->arr);
+    if (it->flat) {
+        if (it->pos >= a->size) return false;
+        int64_t flat = it->pos++;
+        char *p = a->data;
+        for (int d = a->ndim - 1; d >= 0; d--) {
+            p += (flat % a->shape[d]) * a->strides[d];
+            flat /= a->shape[d];
+        }
+        *out = nd_scalar_from_ptr(vm, a->dtype, p);
+        return true;
+    }
+    if (it->pos >= a->shape[0]) return false;
+    char *p = a->data + it->pos++ * a->strides[0];
+    if (a->ndim == 1) *out = nd_scalar_from_ptr(vm, a->dtype, p);
+    else *out = OBJ_VAL(nd_view(vm, a, p, a->ndim - 1, a->shape + 1, a->strides + 1));
+    return true;
+}
+static Value it_len_fn(VM *vm, int argc, Value *argv, Dict *kw) {
+    (void)vm; (void)argc; (void)kw;
+    return INT_VAL(ND_AS(((NDIterObj *)AS_OBJ(argv[0]))->arr)->size);
+}
+
+static Value arr_iter(VM *vm, Value self) {
+    if (ND_AS(self)->ndim == 0) vm_raise_kind(vm, TypeError, "iteration over a 0-d array");
+    return it_new(vm, self, false);
+}
+
+static Value arr_getattr(VM *vm, Value self, Str *name) {
+    NDArray *a = ND_AS(self);
+    const char *s = name->chars;
+    switch (s[0]) {
+    case 'T': if (!s[1]) return OBJ_VAL(transpose(vm, a, NULL)); break;
+    case 'b': if (!strcmp(s, "base")) return a->base; break;
+    case 'd': if (!strcmp(s, "dtype")) return nd_dtype_object(vm, a->dtype); break;
+    case 'f': if (!strcmp(s, "flat")) return it_new(vm, self, true); break;
+    case 'i': if (!strcmp(s, "itemsize")) return INT_VAL((int64_t)nd_itemsize(a->dtype)); break;
+    case 'n':
+        if (!strcmp(s, "ndim")) return INT_VAL(a->ndim);
+        if (!strcmp(s, "nbytes")) return INT_VAL(a->size * (int64_t)nd_itemsize(a->dtype));
+        break;
+    case 's':
+        if (!strcmp(s, "shape")) return nd_shape_tuple(vm, a->ndim, a->shape);
+        if (!strcmp(s, "size")) return INT_VAL(a->size);
+        if (!strcmp(s, "strides")) return nd_shape_tuple(vm, a->ndim, a->strides);
+        break;
+    case 'r': if (!strcmp(s, "real")) return self; break;
+    default: break;
+    }
+    return generic_getattr(vm, self, name);
+}
+
+/* The shape of reshape(...) arguments, with one -1 inferred. */
+static int reshape_shape(VM *vm, NDArray *a, int argc, Value *argv, int64_t *shape) {
+    int nd;
+    if (argc == 1) nd = 0;
+    else if (argc == 2 && (IS_TUPLE(vm, argv[1]) || IS_LIST(vm, argv[1]))) {
+        Value v = argv[1];
+        int64_t n = IS_TUPLE(vm, v) ? AS_TUPLE(v)->len : AS_LIST(v)->len;
+        Value *it = IS_TUPLE(vm, v) ? AS_TUPLE(v)->items : AS_LIST(v)->items;
+        if (n > ND_MAXDIM) vm_raise_kind(vm, ValueError, "too many dimensions");
+        for (int64_t i = 0; i < n; i++) shape[i] = vm_to_index(vm, it[i]);
+        nd = (int)n;
+    } else {
+        if (argc - 1 > ND_MAXDIM) vm_raise_kind(vm, ValueError, "too many dimensions");
+        for (int i = 1; i < argc; i++) shape[i - 1] = vm_to_index(vm, argv[i]);
+        nd = argc - 1;
+    }
+    int neg = -1;
+    int64_t known = 1;
+    for (int i = 0; i < nd; i++) {
+        if (shape[i] == -1) {
+            if (neg >= 0) vm_raise_kind(vm, ValueError, "can only specify one unknown dimension");
+            neg = i;
+        } else if (shape[i] < 0) vm_raise_kind(vm, ValueError, "negative dimensions not allowed");
+        else known *= shape[i];
+    }
+    if (neg >= 0) {
+        if (known == 0 || a->size % known) goto bad;
+        shape[neg] = a->size / known;
+        known *= shape[neg];
+    }
+    if (known != a->size) goto bad;
+    return nd;
+bad:;
+    char buf[400];
+    nd_shape_str(buf, sizeof buf, nd, shape);
+    if (neg >= 0) {
+        /* numpy shows the unknown dimension as "newaxis" */
+        size_t o = 0;
+        o += (size_t)snprintf(buf + o, sizeof buf - o, "(");
+        for (int i = 0; i < nd && o < sizeof buf; i++) {
+            if (i == neg) o += (size_t)snprintf(buf + o, sizeof buf - o, i ? ",newaxis" : "newaxis");
+            else o += (size_t)snprintf(buf + o, sizeof buf - o, i ? ",%lld" : "%lld", (long long)shape[i]);
+        }
+        if (o < sizeof buf) snprintf(buf + o, sizeof buf - o, nd == 1 ? ",)" : ")");
+    }
+    vm_raise_kind(vm, ValueError, "cannot reshape array of size %lld into shape %s", (long long)a->size, buf);
+}
+
+/* A C-order reshape: a view when a is contiguous, else a copy. */
+static NDArray *reshape(VM *vm, NDArray *a, int nd, const int64_t *shape) {
+    if (!(a->flags & ND_C_CONTIGUOUS)) {
+        a = nd_copy(vm, a);
+        NDArray *r = nd_wrap(vm, a->dtype, a->data, nd, shape, NULL, OBJ_VAL(a));
+        return r;
+    }
+    return nd_view(vm, a, a->data, nd, shape, NULL);
+}
+
+static Value m_reshape(VM *vm, int argc, Value *argv, Dict *kw) {
+    kw_done(vm, "reshape", kw);
+    NDArray *a = ND_AS(argv[0]);
+    int64_t shape[ND_MAXDIM];
+    int nd = reshape_shape(vm, a, argc, argv, shape);
+    return OBJ_VAL(reshape(vm, a, nd, shape));
+}
+static Value m_ravel(VM *vm, int argc, Value *argv, Dict *kw) {
+    kw_done(vm, "ravel", kw);
+    (void)argc;
+    NDArray *a = ND_AS(argv[0]);
+    return OBJ_VAL(reshape(vm, a, 1, &a->size));
+}
+static Value m_flatten(VM *vm, int argc, Value *argv, Dict *kw) {
+    kw_done(vm, "flatten", kw);
+    (void)argc;
+    NDArray *c = nd_copy(vm, ND_AS(argv[0]));
+    c->shape[0] = c->size;
+    if (c->ndim != 1) {
+        vm_push_root(vm, OBJ_VAL(c));
+        NDArray *r = nd_wrap(vm, c->dtype, c->data, 1, &c->size, NULL, OBJ_VAL(c));
+        vm_pop_roots(vm, 1);
+        return OBJ_VAL(r);
+    }
+    return OBJ_VAL(c);
+}
+static Value m_transpose(VM *vm, int argc, Value *argv, Dict *kw) {
+    kw_done(vm, "transpose", kw);
+    NDArray *a = ND_AS(argv[0]);
+    if (argc == 1 || (argc == 2 && IS_NONE(argv[1]))) return OBJ_VAL(transpose(vm, a, NULL));
+    int64_t ax[ND_MAXDIM];
+    int n;
+    if (argc == 2 && (IS_TUPLE(vm, argv[1]) || IS_LIST(vm, argv[1]))) n = nd_parse_shape(vm, argv[1], ax);
+    else {
+        n = argc - 1;
+        if (n > ND_MAXDIM) n = ND_MAXDIM;
+        for (int i = 0; i < n; i++) ax[i] = vm_to_index(vm, argv[i + 1]);
+    }
+    if (n != a->ndim) vm_raise_kind(vm, ValueError, "axes don't match array");
+    int perm[ND_MAXDIM];
+    bool seen[ND_MAXDIM] = {0};
+    for (int i = 0; i < n; i++) {
+        int64_t x = ax[i] < 0 ? ax[i] + n : ax[i];
+        if (x < 0 || x >= n)
+            vm_raise_kind(vm, ValueError, "axis %lld is out of bounds for array of dimension %d", (long long)ax[i], n);
+        if (seen[x]) vm_raise_kind(vm, ValueError, "repeated axis in transpose");
+        seen[x] = true;
+        perm[i] = (int)x;
+    }
+    return OBJ_VAL(transpose(vm, a, perm));
+}
+static Value m_copy(VM *vm, int argc, Value *argv, Dict *kw) {
+    kw_done(vm, "copy", kw);
+    (void)argc;
+    return OBJ_VAL(nd_copy(vm, ND_AS(argv[0])));
+}
+static Value m_astype(VM *vm, int argc, Value *argv, Dict *kw) {
+    kw_done(vm, "astype", kw);
+    arg_between(vm, "astype", argc, 2, 2);
+    return OBJ_VAL(nd_astype(vm, ND_AS(argv[0]), nd_dtype_from_value(vm, argv[1])));
+}
+
+static Value tolist_rec(VM *vm, NDArray *a, int d, char *p) {
+    if (d == a->ndim) return nd_load_value(a->dtype, p);
+    List *l = list_new(vm, a->shape[d]);
+    vm_push_root(vm, OBJ_VAL(l));
+    for (int64_t i = 0; i < a->shape[d]; i++) list_append(vm, l, tolist_rec(vm, a, d + 1, p + i * a->strides[d]));
+    vm_pop_roots(vm, 1);
+    return OBJ_VAL(l);
+}
+static Value m_tolist(VM *vm, int argc, Value *argv, Dict *kw) {
+    kw_done(vm, "tolist", kw);
+    (void)argc;
+    NDArray *a = ND_AS(argv[0]);
+    return tolist_rec(vm, a, 0, a->data);
+}
+static Value m_item(VM *vm, int argc, Value *argv, Dict *kw) {
+    kw_done(vm, "item", kw);
+    NDArray *a = ND_AS(argv[0]);
+    if (argc == 1) {
+        if (a->size != 1) vm_raise_kind(vm, ValueError, "can only convert an array of size 1 to a Python scalar");
+        return nd_load_value(a->dtype, a->data);
+    }
+    int64_t i = vm_to_index(vm, argv[1]);
+    if (i < 0) i += a->size;
+    if (i < 0 || i >= a->size)
+        vm_raise_kind(vm, IndexError, "index %lld is out of bounds for size %lld", (long long)i, (long long)a->size);
+    NDElem e;
+    nd_store_f(ND_FLOAT64, &e, 0);
+    char *p = a->data;
+    int64_t flat = i;
+    for (int d = a->ndim - 1; d >= 0; d--) {
+        p += (flat % a->shape[d]) * a->strides[d];
+        flat /= a->shape[d];
+    }
+    return nd_load_value(a->dtype, p);
+}
+static Value m_fill(VM *vm, int argc, Value *argv, Dict *kw) {
+    kw_done(vm, "fill", kw);
+    arg_between(vm, "fill", argc, 2, 2);
+    NDArray *a = ND_AS(argv[0]);
+    NDElem e;
+    nd_store_value(vm, a->dtype, &e, argv[1]);
+    NDArray *src = nd_wrap(vm, a->dtype, &e, 0, NULL, NULL, NONE_VAL);
+    nd_assign(vm, a, src);
+    return NONE_VAL;
+}
+static Value m_squeeze(VM *vm, int argc, Value *argv, Dict *kw) {
+    kw_done(vm, "squeeze", kw);
+    (void)argc;
+    NDArray *a = ND_AS(argv[0]);
+    int64_t sh[ND_MAXDIM], st[ND_MAXDIM];
+    int n = 0;
+    for (int i = 0; i < a->ndim; i++)
+        if (a->shape[i] != 1) { sh[n] = a->shape[i]; st[n++] = a->strides[i]; }
+    return OBJ_VAL(nd_view(vm, a, a->data, n, sh, st));
+}
+static Value m_swapaxes(VM *vm, int argc, Value *argv, Dict *kw) {
+    kw_done(vm, "swapaxes", kw);
+    arg_between(vm, "swapaxes", argc, 3, 3);
+    NDArray *a = ND_AS(argv[0]);
+    int64_t x = vm_to_index(vm, argv[1]), y = vm_to_index(vm, argv[2]);
+    if (x < 0) x += a->ndim;
+    if (y < 0) y += a->ndim;
+    if (x < 0 || x >= a->ndim || y < 0 || y >= a->ndim)
+        vm_raise_kind(vm, ValueError, "axis is out of bounds for array of dimension %d", a->ndim);
+    int perm[ND_MAXDIM];
+    for (int i = 0; i < a->ndim; i++) perm[i] = i;
+    perm[x] = (int)y;
+    perm[y] = (int)x;
+    return OBJ_VAL(transpose(vm, a, perm));
+}
+static Value m_float(VM *vm, int argc, Value *argv, Dict *kw) {
+    NDArray *a = ND_AS(argv[0]);
+    (void)argc; (void)kw;
+    if (a->size != 1) vm_raise_kind(vm, TypeError, "only 0-dimensional arrays can be converted to Python scalars");
+    return FLOAT_VAL(nd_load_f(a->dtype, a->data));
+}
+static Value m_int(VM *vm, int argc, Value *argv, Dict *kw) {
+    NDArray *a = ND_AS(argv[0]);
+    (void)argc; (void)kw;
+    if (a->size != 1) vm_raise_kind(vm, TypeError, "only 0-dimensional arrays can be converted to Python scalars");
+    return INT_VAL(nd_load_i(a->dtype, a->data));
+}
+
+/* Module-level np.reshape / np.transpose / np.ravel and shape queries. */
+static Value f_reshape(VM *vm, int argc, Value *argv, Dict *kw) {
+    arg_between(vm, "reshape", argc, 2, 2);
+    Value a = OBJ_VAL(nd_from_value(vm, argv[0], -1));
+    Value args[2] = {a, argv[1]};
+    return m_reshape(vm, 2, args, kw);
+}
+static Value f_transpose(VM *vm, int argc, Value *argv, Dict *kw) {
+    arg_between(vm, "transpose", argc, 1, 2);
+    Value args[2] = {OBJ_VAL(nd_from_value(vm, argv[0], -1)), argc == 2 ? argv[1] : NONE_VAL};
+    return m_transpose(vm, 2, args, kw);
+}
+static Value f_ravel(VM *vm, int argc, Value *argv, Dict *kw) {
+    arg_between(vm, "ravel", argc, 1, 1);
+    Value a = OBJ_VAL(nd_from_value(vm, argv[0], -1));
+    return m_ravel(vm, 1, &a, kw);
+}
+static Value f_shape(VM *vm, int argc, Value *argv, Dict *kw) {
+    kw_done(vm, "shape", kw);
+    arg_between(vm, "shape", argc, 1, 1);
+    NDArray *a = nd_from_value(vm, argv[0], -1);
+    return nd_shape_tuple(vm, a->ndim, a->shape);
+}
+static Value f_ndim(VM *vm, int argc, Value *argv, Dict *kw) {
+    kw_done(vm, "ndim", kw);
+    arg_between(vm, "ndim", argc, 1, 1);
+    return INT_VAL(nd_from_value(vm, argv[0], -1)->ndim);
+}
+static Value f_size(VM *vm, int argc, Value *argv, Dict *kw) {
+    kw_done(vm, "size", kw);
+    arg_between(vm, "size", argc, 1, 1);
+    return INT_VAL(nd_from_value(vm, argv[0], -1)->size);
+}
+
+void nd_array_type_init(VM *vm, NDState *st) {
+    Type *t = st->t_array;
+    t->repr = arr_repr;
+    t->str = arr_str;
+    t->len = arr_len;
+    t->truthy = arr_truthy;
+    t->iter = arr_iter;
+    t->getattr = arr_getattr;
+    t->getitem = nd_getitem;
+    t->setitem = nd_setitem;
+    t->binop = nd_binop;
+    t->compare = nd_compare;
+    t->unop = nd_unop;
+    static const struct { const char *name; NativeFn fn; } ms[] = {
+        {"reshape", m_reshape}, {"ravel", m_ravel}, {"flatten", m_flatten}, {"transpose", m_transpose},
+        {"copy", m_copy}, {"astype", m_astype}, {"tolist", m_tolist}, {"item", m_item}, {"fill", m_fill},
+        {"squeeze", m_squeeze}, {"swapaxes", m_swapaxes}, {"__float__", m_float}, {"__int__", m_int},
+    };
+    for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) type_add_method(vm, t, ms[i].name, ms[i].fn);
+    Type *it = type_new_builtin(vm, "flatiter", vm->t_object, 0);
+    it->mark = it_mark;
+    it->iter = it_iter;
+    it->next = it_next;
+    type_add_method(vm, it, "__len__", it_len_fn);
+    st->t_iter = it;
+}
+
+void nd_array_funcs_init(VM *vm, Module *m) {
+    static const struct { const char *name; NativeFn fn; } fns[] = {
+        {"reshape", f_reshape}, {"transpose", f_transpose}, {"ravel", f_ravel},
+        {"shape", f_shape}, {"ndim", f_ndim}, {"size", f_size},
+    };
+    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) module_add_function(vm, m, fns[i].name, fns[i].fn);
+}

@@ -1,0 +1,603 @@
+/*
+** nd_core.c — the heart of the numpy module: per-VM state, dtypes and the
+** np.dtype type, element loads/stores/casts, array allocation, views,
+** broadcasting and copying between layouts. Everything else builds on these.
+*/
+#include "nd_priv.h"
+
+static const char *const dtype_names[ND__COUNT] = {
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "float32", "float64",
+};
+static const uint8_t itemsizes[ND__COUNT] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8};
+static const char dtype_chars[ND__COUNT] = {'?', 'b', 'h', 'i', 'l', 'B', 'H', 'I', 'L', 'e', 'f', 'd'};
+
+size_t nd_itemsize(NDType dt) { return (unsigned)dt < ND__COUNT ? itemsizes[dt] : 0; }
+const char *nd_dtype_name(NDType dt) { return (unsigned)dt < ND__COUNT ? dtype_names[dt] : "?"; }
+
+/* ------------------------------------------------------------ elements */
+
+double nd_half_to_float(uint16_t h) {
+    int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+    double v;
+    if (e == 0) v = ldexp(m, -24);
+    else if (e == 31) v = m ? NAN : INFINITY;
+    else v = ldexp(m + 1024, e - 25);
+    return (h & 0x8000) ? -v : v;
+}
+
+/* Round to nearest even, like numpy's npy_double_to_half. */
+uint16_t nd_float_to_half(double d) {
+    uint16_t sign = signbit(d) ? 0x8000 : 0;
+    if (isnan(d)) return sign | 0x7e00;
+    d = fabs(d);
+    if (d >= 65520.0) return sign | 0x7c00;
+    if (d < ldexp(1, -25)) {
+        if (d == ldexp(1, -25)) return sign; /* tie to even (0) */
+        return sign;
+    }
+    int e;
+    frexp(d, &e); /* d = f * 2^e, f in [0.5,1) */
+    int ee = e - 1;  /* d in [2^ee, 2^(ee+1)) */
+    double q;
+    if (ee < -14) { /* subnormal: units of 2^-24 */
+        q = nearbyint(ldexp(d, 24));
+        return sign | (uint16_t)q;
+    }
+    q = nearbyint(ldexp(d, 10 - ee)); /* 1024..2048 */
+    if (q >= 2048) { q /= 2; ee++; }
+    if (ee > 15) return sign | 0x7c00;
+    return sign | (uint16_t)((ee + 15) << 10) | (uint16_t)((int)q - 1024);
+}
+
+double nd_load_f(NDType dt, const void *p) {
+    switch (dt) {
+    case ND_BOOL: return *(const uint8_t *)p != 0;
+    case ND_INT8: return *(const int8_t *)p;
+    case ND_INT16: return *(const int16_t *)p;
+    case ND_INT32: return *(const int32_t *)p;
+    case ND_INT64: return (double)*(const int64_t *)p;
+    case ND_UINT8: return *(const uint8_t *)p;
+    case ND_UINT16: return *(const uint16_t *)p;
+    case ND_UINT32: return *(const uint32_t *)p;
+    case ND_UINT64: return (double)*(const uint64_t *)p;
+    case ND_FLOAT16: return nd_half_to_float(*(const uint16_t *)p);
+    case ND_FLOAT32: return *(const float *)p;
+    default: return *(const double *)p;
+    }
+}
+
+/* float -> int64 without undefined behaviour (numpy on x86 gives INT64_MIN). */
+static int64_t f2i(double d) {
+    if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) return INT64_MIN;
+    return (int64_t)d;
+}
+static uint64_t f2u(double d) {
+    if (d < 0) return (uint64_t)f2i(d);
+    if (!(d < 18446744073709551616.0)) return 0x8000000000000000ull;
+    return (uint64_t)d;
+}
+
+int64_t nd_load_i(NDType dt, const void *p) {
+    switch (dt) {
+    case ND_BOOL: return *(const uint8_t *)p != 0;
+    case ND_INT8: return *(const int8_t *)p;
+    case ND_INT16: return *(const int16_t *)p;
+    case ND_INT32: return *(const int32_t *)p;
+    case ND_INT64: return *(const int64_t *)p;
+    case ND_UINT8: return *(const uint8_t *)p;
+    case ND_UINT16: return *(const uint16_t *)p;
+    case ND_UINT32: return *(const uint32_t *)p;
+    case ND_UINT64: return (int64_t)*(const uint64_t *)p;
+    default: return f2i(nd_load_f(dt, p));
+    }
+}
+uint64_t nd_load_u(NDType dt, const void *p) {
+    if (nd_is_float(dt)) return f2u(nd_load_f(dt, p));
+    return (uint64_t)nd_load_i(dt, p);
+}
+
+void nd_store_i(NDType dt, void *p, int64_t i) {
+    switch (dt) {
+    case ND_BOOL: *(uint8_t *)p = i != 0; break;
+    case ND_INT8: case ND_UINT8: *(uint8_t *)p = (uint8_t)i; break;
+    case ND_INT16: case ND_UINT16: *(uint16_t *)p = (uint16_t)i; break;
+    case ND_INT32: case ND_UINT32: *(uint32_t *)p = (uint32_t)i; break;
+    case ND_INT64: case ND_UINT64: *(int64_t *)p = i; break;
+    case ND_FLOAT16: *(uint16_t *)p = nd_float_to_half((double)i); break;
+    case ND_FLOAT32: *(float *)p = (float)i; break;
+    default: *(double *)p = (double)i; break;
+    }
+}
+void nd_store_u(NDType dt, void *p, uint64_t u) {
+    if (nd_is_float(dt)) nd_store_f(dt, p, (double)u);
+    else nd_store_i(dt, p, (int64_t)u);
+}
+void nd_store_f(NDType dt, void *p, double d) {
+    switch (dt) {
+    case ND_BOOL: *(uint8_t *)p = d != 0; break;
+    case ND_FLOAT16: *(uint16_t *)p = nd_float_to_half(d); break;
+    case ND_FLOAT32: *(float *)p = (float)d; break;
+    case ND_FLOAT64: *(double *)p = d; break;
+    case ND_UINT64: *(uint64_t *)p = f2u(d); break;
+    default: nd_store_i(dt, p, f2i(d)); break;
+    }
+}
+
+void nd_cast1(NDType dd, void *pd, NDType sd, const void *ps) {
+    if (dd == sd) memcpy(pd, ps, itemsizes[dd]);
+    else if (nd_is_float(sd)) nd_store_f(dd, pd, nd_load_f(sd, ps));
+    else if (sd == ND_UINT64) nd_store_u(dd, pd, *(const uint64_t *)ps);
+    else nd_store_i(dd, pd, nd_load_i(sd, ps));
+}
+
+bool nd_is_scalar(VM *vm, Value v) {
+    if (!IS_OBJ(v) || !vm->nd) return false;
+    Type *t = AS_OBJ(v)->type;
+    for (int i = 0; i < ND__COUNT; i++)
+        if (vm->nd->t_scalar[i] == t) return true;
+    return false;
+}
+
+/* Bounds of the integer dtypes, for numpy 2's "Python integer out of bounds". */
+static bool int_fits(NDType dt, int64_t i) {
+    switch (dt) {
+    case ND_INT8: return i >= -128 && i <= 127;
+    case ND_INT16: return i >= -32768 && i <= 32767;
+    case ND_INT32: return i >= INT32_MIN && i <= INT32_MAX;
+    case ND_UINT8: return i >= 0 && i <= 255;
+    case ND_UINT16: return i >= 0 && i <= 65535;
+    case ND_UINT32: return i >= 0 && i <= (int64_t)UINT32_MAX;
+    case ND_UINT64: return i >= 0;
+    default: return true;
+    }
+}
+
+void nd_store_value(VM *vm, NDType dt, void *p, Value v) {
+    if (IS_BOOL(v)) nd_store_i(dt, p, AS_BOOL(v));
+    else if (IS_INT(v)) {
+        if (!int_fits(dt, AS_INT(v)))
+            vm_raise_kind(vm, OverflowError, "Python integer %lld out of bounds for %s", (long long)AS_INT(v),
+                          dtype_names[dt]);
+        nd_store_i(dt, p, AS_INT(v));
+    } else if (IS_FLOAT(v)) {
+        double d = AS_FLOAT(v);
+        if (!nd_is_float(dt) && dt != ND_BOOL && (isnan(d) || isinf(d)))
+            vm_raise_kind(vm, ValueError, "cannot convert float %s to integer", isnan(d) ? "NaN" : "infinity");
+        nd_store_f(dt, p, d);
+    } else if (nd_is_scalar(vm, v)) {
+        NDScalar *s = (NDScalar *)AS_OBJ(v);
+        nd_cast1(dt, p, s->dtype, &s->v);
+    } else if (nd_check(vm, v) && ND_AS(v)->size == 1) {
+        NDArray *a = ND_AS(v);
+        nd_cast1(dt, p, a->dtype, a->data);
+    } else if (IS_STR(vm, v)) {
+        Value f = float_from_str(vm, AS_STR(v)->chars, (size_t)AS_STR(v)->len);
+        nd_store_f(dt, p, AS_FLOAT(f));
+    } else {
+        vm_raise_kind(vm, TypeError, "%s() argument must be a string or a real number, not '%s'",
+                      nd_is_float(dt) ? "float" : "int", vm_type_name(vm, v));
+    }
+}
+
+Value nd_load_value(NDType dt, const void *p) {
+    if (dt == ND_BOOL) return BOOL_VAL(*(const uint8_t *)p);
+    if (nd_is_float(dt)) return FLOAT_VAL(nd_load_f(dt, p));
+    if (dt == ND_UINT64 && *(const uint64_t *)p > (uint64_t)INT64_MAX) return FLOAT_VAL((double)*(const uint64_t *)p);
+    return INT_VAL(nd_load_i(dt, p));
+}
+
+/* ------------------------------------------------------------ dtypes */
+
+/* numpy's names and aliases accepted as strings. */
+static int dtype_from_cstr(const char *s) {
+    static const struct { const char *n; NDType dt; } names[] = {
+        {"bool", ND_BOOL}, {"?", ND_BOOL}, {"b1", ND_BOOL}, {"bool_", ND_BOOL},
+        {"int8", ND_INT8}, {"i1", ND_INT8}, {"b", ND_INT8}, {"byte", ND_INT8},
+        {"int16", ND_INT16}, {"i2", ND_INT16}, {"h", ND_INT16}, {"short", ND_INT16},
+        {"int32", ND_INT32}, {"i4", ND_INT32}, {"i", ND_INT32}, {"intc", ND_INT32},
+        {"int64", ND_INT64}, {"i8", ND_INT64}, {"l", ND_INT64}, {"q", ND_INT64}, {"int", ND_INT64},
+        {"intp", ND_INT64}, {"long", ND_INT64}, {"longlong", ND_INT64}, {"int_", ND_INT64},
+        {"uint8", ND_UINT8}, {"u1", ND_UINT8}, {"B", ND_UINT8}, {"ubyte", ND_UINT8},
+        {"uint16", ND_UINT16}, {"u2", ND_UINT16}, {"H", ND_UINT16}, {"ushort", ND_UINT16},
+        {"uint32", ND_UINT32}, {"u4", ND_UINT32}, {"I", ND_UINT32}, {"uintc", ND_UINT32},
+        {"uint64", ND_UINT64}, {"u8", ND_UINT64}, {"L", ND_UINT64}, {"Q", ND_UINT64}, {"uint", ND_UINT64},
+        {"uintp", ND_UINT64}, {"ulonglong", ND_UINT64},
+        {"float16", ND_FLOAT16}, {"f2", ND_FLOAT16}, {"e", ND_FLOAT16}, {"half", ND_FLOAT16},
+        {"float32", ND_FLOAT32}, {"f4", ND_FLOAT32}, {"f", ND_FLOAT32}, {"single", ND_FLOAT32},
+        {"float64", ND_FLOAT64}, {"f8", ND_FLOAT64}, {"d", ND_FLOAT64}, {"float", ND_FLOAT64},
+        {"double", ND_FLOAT64}, {"float_", ND_FLOAT64},
+    };
+    const char *t = s;
+    if (*t == '<' || *t == '=' || *t == '|') t++;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(names[i].n, t)) return names[i].dt;
+    return -1;
+}
+
+int nd_dtype_try(VM *vm, Value v) {
+    if (IS_NONE(v) || IS_EMPTY(v)) return ND_FLOAT64;
+    if (!IS_OBJ(v)) return -1;
+    NDState *st = nd_state(vm);
+    Obj *o = AS_OBJ(v);
+    if (o->type == st->t_dtype) return ((NDDtype *)o)->dt;
+    for (int i = 0; i < ND__COUNT; i++)
+        if (o == (Obj *)st->t_scalar[i]) return i;
+    if (o == (Obj *)vm->t_float) return ND_FLOAT64;
+    if (o == (Obj *)vm->t_int) return ND_INT64;
+    if (o == (Obj *)vm->t_bool) return ND_BOOL;
+    if (IS_STR(vm, v)) return dtype_from_cstr(AS_STR(v)->chars);
+    return -1;
+}
+
+NDType nd_dtype_from_value(VM *vm, Value v) {
+    int dt = nd_dtype_try(vm, v);
+    if (dt >= 0) return (NDType)dt;
+    if (IS_STR(vm, v)) vm_raise_kind(vm, TypeError, "data type '%s' not understood", AS_STR(v)->chars);
+    vm_raise_kind(vm, TypeError, "Cannot interpret '%s' as a data type", vm_type_name(vm, v));
+}
+
+Value nd_dtype_object(VM *vm, NDType dt) { return nd_state(vm)->dtypes[dt]; }
+Value nd_scalar_type(VM *vm, NDType dt) { return OBJ_VAL(nd_state(vm)->t_scalar[dt]); }
+
+static Value dtype_repr(VM *vm, Value self) {
+    return STR_VAL(str_printf(vm, "dtype('%s')", dtype_names[((NDDtype *)AS_OBJ(self))->dt]));
+}
+static Value dtype_str(VM *vm, Value self) {
+    return STR_VAL(str_cstr(vm, dtype_names[((NDDtype *)AS_OBJ(self))->dt]));
+}
+static int64_t dtype_hash(VM *vm, Value self) {
+    (void)vm;
+    return 0x5151 + ((NDDtype *)AS_OBJ(self))->dt;
+}
+/* dtype == np.float32 / 'float32' / float: equal when they name the same dtype. */
+static Value dtype_compare(VM *vm, CmpOp op, Value a, Value b) {
+    if (op != CMP_EQ && op != CMP_NE) return EMPTY_VAL;
+    int da = nd_dtype_try(vm, a), db = nd_dtype_try(vm, b);
+    if (IS_NONE(a) || IS_NONE(b)) da = -2;
+    bool eq = da >= 0 && da == db;
+    return BOOL_VAL(op == CMP_EQ ? eq : !eq);
+}
+static Value dtype_getattr(VM *vm, Value self, Str *name) {
+    NDType dt = ((NDDtype *)AS_OBJ(self))->dt;
+    const char *s = name->chars;
+    if (!strcmp(s, "name")) return STR_VAL(str_cstr(vm, dtype_names[dt]));
+    if (!strcmp(s, "itemsize")) return INT_VAL(itemsizes[dt]);
+    if (!strcmp(s, "char")) return STR_VAL(str_new(vm, &dtype_chars[dt], 1));
+    if (!strcmp(s, "kind"))
+        return STR_VAL(str_cstr(vm, dt == ND_BOOL ? "b" : nd_is_signed(dt) ? "i" : nd_is_unsigned(dt) ? "u" : "f"));
+    if (!strcmp(s, "type")) return OBJ_VAL(nd_state(vm)->t_scalar[dt]);
+    if (!strcmp(s, "str")) {
+        char buf[8];
+        snprintf(buf, sizeof buf, "%c%c%d", itemsizes[dt] == 1 ? '|' : '<',
+                 dt == ND_BOOL ? 'b' : nd_is_signed(dt) ? 'i' : nd_is_unsigned(dt) ? 'u' : 'f', itemsizes[dt]);
+        return STR_VAL(str_cstr(vm, buf));
+    }
+    return generic_getattr(vm, self, name);
+}
+/* np.dtype(x) */
+static Value dtype_new(VM *vm, Type *cls, int argc, Value *argv, Dict *kwargs) {
+    (void)cls;
+    kw_done(vm, "dtype", kwargs);
+    arg_between(vm, "dtype", argc, 1, 1);
+    return nd_dtype_object(vm, nd_dtype_from_value(vm, argv[0]));
+}
+
+/* ------------------------------------------------------------ arrays */
+
+bool nd_check(VM *vm, Value v) {
+    return IS_OBJ(v) && vm->nd && AS_OBJ(v)->type == vm->nd->t_array;
+}
+
+void nd_update_flags(NDArray *a) {
+    int32_t f = a->flags & ND_WRITEABLE;
+    int64_t st = (int64_t)itemsizes[a->dtype];
+    bool c = true, fo = true;
+    for (int i = a->ndim - 1; i >= 0; i--) {
+        if (a->shape[i] != 1 && a->strides[i] != st) c = false;
+        st *= a->shape[i];
+    }
+    st = (int64_t)itemsizes[a->dtype];
+    for (int i = 0; i < a->ndim; i++) {
+        if (a->shape[i] != 1 && a->strides[i] != st) fo = false;
+        st *= a->shape[i];
+    }
+    if (a->size == 0) c = fo = true;
+    a->flags = f | (c ? ND_C_CONTIGUOUS : 0) | (fo ? ND_F_CONTIGUOUS : 0);
+}
+
+NDArray *nd_wrap(VM *vm, NDType dt, void *data, int ndim, const int64_t *shape,
+                 const int64_t *strides, Value base) {
+    if (ndim < 0 || ndim > ND_MAXDIM)
+        vm_raise_kind(vm, ValueError, "maximum supported dimension for an ndarray is currently %d, found %d",
+                      ND_MAXDIM, ndim);
+    NDState *st = nd_state(vm);
+    vm_push_root(vm, base);
+    NDArray *a = gc_alloc_obj(vm, st->t_array, sizeof(NDArray) + 2 * (size_t)ndim * sizeof(int64_t));
+    vm_pop_roots(vm, 1);
+    a->shape = a->dims;
+    a->strides = a->dims + ndim;
+    a->dtype = dt;
+    a->ndim = ndim;
+    a->size = 1;
+    a->nbytes_owned = 0;
+    int64_t s = (int64_t)itemsizes[dt];
+    for (int i = ndim - 1; i >= 0; i--) {
+        a->shape[i] = shape[i];
+        a->strides[i] = strides ? strides[i] : s;
+        s *= shape[i] ? shape[i] : 1;
+        a->size *= shape[i];
+    }
+    if (a->size == 0 && !strides) /* numpy 2: empty arrays have zero strides */
+        for (int i = 0; i < ndim; i++) a->strides[i] = 0;
+    a->data = data;
+    a->base = base;
+    a->flags = ND_WRITEABLE;
+    nd_update_flags(a);
+    return a;
+}
+
+NDArray *nd_new(VM *vm, NDType dt, int ndim, const int64_t *shape) {
+    int64_t n = 1;
+    for (int i = 0; i < ndim; i++) {
+        if (shape[i] < 0) vm_raise_kind(vm, ValueError, "negative dimensions are not allowed");
+        if (shape[i] && n > INT64_MAX / 16 / shape[i])
+            vm_raise_kind(vm, ValueError, "array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.");
+        n *= shape[i];
+    }
+    size_t bytes = (size_t)n * itemsizes[dt];
+    if (bytes == 0) bytes = 1;
+    NDArray *a = nd_wrap(vm, dt, NULL, ndim, shape, NULL, NONE_VAL);
+    vm_push_root(vm, OBJ_VAL(a));
+    char *data = gc_malloc(vm, bytes);
+    vm_pop_roots(vm, 1);
+    memset(data, 0, bytes);
+    a->data = data;
+    a->nbytes_owned = bytes;
+    return a;
+}
+
+NDArray *nd_view(VM *vm, NDArray *src, char *data, int ndim, const int64_t *shape,
+                 const int64_t *strides) {
+    Value owner = IS_NONE(src->base) || src->nbytes_owned ? OBJ_VAL(src) : src->base;
+    NDArray *v = nd_wrap(vm, src->dtype, data, ndim, shape, strides, owner);
+    v->flags = (v->flags & ~ND_WRITEABLE) | (src->flags & ND_WRITEABLE);
+    return v;
+}
+
+static void arr_mark(VM *vm, Obj *o) { gc_mark_value(vm, ((NDArray *)o)->base); }
+static void arr_finalize(VM *vm, Obj *o) {
+    NDArray *a = (NDArray *)o;
+    if (a->nbytes_owned) gc_free(vm, a->data, a->nbytes_owned);
+    a->nbytes_owned = 0;
+}
+
+bool nd_bcast_strides(NDArray *a, int ndim, const int64_t *shape, int64_t *out) {
+    int off = ndim - a->ndim;
+    if (off < 0) return false;
+    for (int i = 0; i < ndim; i++) {
+        if (i < off) { out[i] = 0; continue; }
+        int64_t n = a->shape[i - off];
+        if (n == shape[i]) out[i] = n == 1 ? 0 : a->strides[i - off];
+        else if (n == 1) out[i] = 0;
+        else return false;
+    }
+    return true;
+}
+
+void nd_shape_str(char *buf, size_t n, int ndim, const int64_t *shape) {
+    size_t o = 0;
+    o += (size_t)snprintf(buf + o, n - o, "(");
+    for (int i = 0; i < ndim && o < n; i++)
+        o += (size_t)snprintf(buf + o, n - o, i ? ",%lld" : "%lld", (long long)shape[i]);
+    if (ndim == 1 && o < n) o += (size_t)snprintf(buf + o, n - o, ",");
+    if (o < n) snprintf(buf + o, n - o, ")");
+}
+
+int nd_bcast_shape(VM *vm, NDArray *a, NDArray *b, int64_t *shape) {
+    int nd = a->ndim > b->ndim ? a->ndim : b->ndim;
+    for (int i = 0; i < nd; i++) {
+        int ia = i - (nd - a->ndim), ib = i - (nd - b->ndim);
+        int64_t x = ia >= 0 ? a->shape[ia] : 1, y = ib >= 0 ? b->shape[ib] : 1;
+        if (x == y || y == 1) shape[i] = x;
+        else if (x == 1) shape[i] = y;
+        else {
+            char sa[400], sb[400];
+            nd_shape_str(sa, sizeof sa, a->ndim, a->shape);
+            nd_shape_str(sb, sizeof sb, b->ndim, b->shape);
+            vm_raise_kind(vm, ValueError, "operands could not be broadcast together with shapes %s %s ", sa, sb);
+        }
+    }
+    return nd;
+}
+
+void nd_assign(VM *vm, NDArray *dst, NDArray *src) {
+    int64_t sst[ND_MAXDIM];
+    if (!nd_bcast_strides(src, dst->ndim, dst->shape, sst)) {
+        char sa[400], sb[400];
+        nd_shape_str(sa, sizeof sa, src->ndim, src->shape);
+        nd_shape_str(sb, sizeof sb, dst->ndim, dst->shape);
+        vm_raise_kind(vm, ValueError, "could not broadcast input array from shape %s into shape %s", sa, sb);
+    }
+    if (dst->size == 0) return;
+    if ((dst->flags & ND_C_CONTIGUOUS) && (src->flags & ND_C_CONTIGUOUS) && src->size == dst->size &&
+        src->dtype == dst->dtype) {
+        memmove(dst->data, src->data, (size_t)dst->size * itemsizes[dst->dtype]);
+        return;
+    }
+    /* overlapping memory (a[1:] = a[:-1]): go through a copy */
+    if (src->data != dst->data && !IS_NONE(src->base) && (vm_is(src->base, dst->base) || vm_is(src->base, OBJ_VAL(dst)))) {
+        NDArray *c = nd_copy(vm, src);
+        vm_push_root(vm, OBJ_VAL(c));
+        nd_assign(vm, dst, c);
+        vm_pop_roots(vm, 1);
+        return;
+    }
+    int64_t idx[ND_MAXDIM] = {0};
+    char *pd = dst->data, *ps = src->data;
+    NDType dd = dst->dtype, sd = src->dtype;
+    for (int64_t k = 0; k < dst->size; k++) {
+        nd_cast1(dd, pd, sd, ps);
+        nd_advance(dst->ndim, dst->shape, idx, &pd, dst->strides, &ps, sst);
+    }
+}
+
+NDArray *nd_copy(VM *vm, NDArray *a) {
+    vm_push_root(vm, OBJ_VAL(a));
+    NDArray *c = nd_new(vm, a->dtype, a->ndim, a->shape);
+    vm_pop_roots(vm, 1);
+    vm_push_root(vm, OBJ_VAL(c));
+    nd_assign(vm, c, a);
+    vm_pop_roots(vm, 1);
+    return c;
+}
+
+NDArray *nd_astype(VM *vm, NDArray *a, NDType dt) {
+    vm_push_root(vm, OBJ_VAL(a));
+    NDArray *c = nd_new(vm, dt, a->ndim, a->shape);
+    vm_pop_roots(vm, 1);
+    vm_push_root(vm, OBJ_VAL(c));
+    nd_assign(vm, c, a);
+    vm_pop_roots(vm, 1);
+    return c;
+}
+
+double nd_get_double(NDArray *a, int64_t flat) {
+    char *p = a->data;
+    for (int d = a->ndim - 1; d >= 0; d--) {
+        int64_t n = a->shape[d];
+        p += (flat % n) * a->strides[d];
+        flat /= n;
+    }
+    return nd_load_f(a->dtype, p);
+}
+
+/* numpy 2 promotion for two strong dtypes. */
+NDType nd_promote(NDType a, NDType b) {
+    if (a == b) return a;
+    if (a == ND_BOOL) return b;
+    if (b == ND_BOOL) return a;
+    if (nd_is_float(a) && nd_is_float(b)) return a > b ? a : b;
+    if (nd_is_float(a) || nd_is_float(b)) {
+        NDType f = nd_is_float(a) ? a : b, i = nd_is_float(a) ? b : a;
+        size_t is = itemsizes[i];
+        NDType need = is == 1 ? ND_FLOAT16 : is == 2 ? ND_FLOAT32 : ND_FLOAT64;
+        return f > need ? f : need;
+    }
+    if (nd_is_signed(a) == nd_is_signed(b)) return a > b ? a : b;
+    NDType s = nd_is_signed(a) ? a : b, u = nd_is_signed(a) ? b : a;
+    if (itemsizes[s] > itemsizes[u]) return s;
+    switch (u) {
+    case ND_UINT8: return ND_INT16;
+    case ND_UINT16: return ND_INT32;
+    case ND_UINT32: return ND_INT64;
+    default: return ND_FLOAT64;
+    }
+}
+
+int nd_parse_shape(VM *vm, Value v, int64_t *shape) {
+    if (IS_LIST(vm, v) || IS_TUPLE(vm, v)) {
+        int64_t n = IS_LIST(vm, v) ? AS_LIST(v)->len : AS_TUPLE(v)->len;
+        Value *items = IS_LIST(vm, v) ? AS_LIST(v)->items : AS_TUPLE(v)->items;
+        if (n > ND_MAXDIM)
+            vm_raise_kind(vm, ValueError, "maximum supported dimension for an ndarray is currently %d, found %lld",
+                          ND_MAXDIM, (long long)n);
+        for (int64_t i = 0; i < n; i++) {
+            Value x = items[i];
+            if (nd_is_scalar(vm, x) && !nd_is_float(((NDScalar *)AS_OBJ(x))->dtype))
+                shape[i] = nd_load_i(((NDScalar *)AS_OBJ(x))->dtype, &((NDScalar *)AS_OBJ(x))->v);
+            else if (IS_INTLIKE(x)) shape[i] = AS_INTLIKE(x);
+            else vm_raise_kind(vm, TypeError, "'%s' object cannot be interpreted as an integer", vm_type_name(vm, x));
+            if (shape[i] < 0) vm_raise_kind(vm, ValueError, "negative dimensions are not allowed");
+        }
+        return (int)n;
+    }
+    if (nd_is_scalar(vm, v) && !nd_is_float(((NDScalar *)AS_OBJ(v))->dtype))
+        shape[0] = nd_load_i(((NDScalar *)AS_OBJ(v))->dtype, &((NDScalar *)AS_OBJ(v))->v);
+    else if (IS_INTLIKE(v)) shape[0] = AS_INTLIKE(v);
+    else vm_raise_kind(vm, TypeError, "'%s' object cannot be interpreted as an integer", vm_type_name(vm, v));
+    if (shape[0] < 0) vm_raise_kind(vm, ValueError, "negative dimensions are not allowed");
+    return 1;
+}
+
+Value nd_shape_tuple(VM *vm, int ndim, const int64_t *shape) {
+    Tuple *t = tuple_new(vm, ndim);
+    for (int i = 0; i < ndim; i++) t->items[i] = INT_VAL(shape[i]);
+    return OBJ_VAL(t);
+}
+
+Value nd_result(VM *vm, NDArray *r) {
+    if (r->ndim == 0) return nd_scalar_from_ptr(vm, r->dtype, r->data);
+    return OBJ_VAL(r);
+}
+
+/* ------------------------------------------------------------ state */
+
+static void nd_free_hook(VM *vm) {
+    free(vm->nd);
+    vm->nd = NULL;
+}
+
+NDState *nd_state(VM *vm) {
+    if (vm->nd) return vm->nd;
+    NDState *st = calloc(1, sizeof *st);
+    if (!st) vm_raise_kind(vm, MemoryError, "out of memory");
+    vm->nd = st;
+    vm_on_free(vm, nd_free_hook);
+    Type *t = type_new_builtin(vm, "ndarray", vm->t_object, 0);
+    t->mark = arr_mark;
+    t->finalize = arr_finalize;
+    st->t_array = t;
+    t = type_new_builtin(vm, "dtype", vm->t_object, 0);
+    t->repr = dtype_repr;
+    t->str = dtype_str;
+    t->hash = dtype_hash;
+    t->compare = dtype_compare;
+    t->getattr = dtype_getattr;
+    t->new_ = dtype_new;
+    st->t_dtype = t;
+    Tuple *keep = tuple_new(vm, ND__COUNT);
+    dict_set_cstr(vm, st->t_array->dict, "__dtypes__", OBJ_VAL(keep));
+    for (int i = 0; i < ND__COUNT; i++) {
+        NDDtype *d = gc_alloc_obj(vm, st->t_dtype, sizeof(NDDtype));
+        d->dt = (NDType)i;
+        st->dtypes[i] = OBJ_VAL(d);
+        keep->items[i] = OBJ_VAL(d);
+    }
+    nd_scalar_init(vm, st);
+    nd_array_type_init(vm, st);
+    return st;
+}
+
+Module *stdlib_numpy(VM *vm) {
+    NDState *st = nd_state(vm);
+    Module *m = module_new(vm, str_cstr(vm, "numpy"));
+    vm_push_root(vm, OBJ_VAL(m));
+    dict_set_cstr(vm, m->dict, "ndarray", OBJ_VAL(st->t_array));
+    dict_set_cstr(vm, m->dict, "dtype", OBJ_VAL(st->t_dtype));
+    for (int i = 0; i < ND__COUNT; i++)
+        dict_set_cstr(vm, m->dict, dtype_names[i], OBJ_VAL(st->t_scalar[i]));
+    dict_set_cstr(vm, m->dict, "bool_", OBJ_VAL(st->t_scalar[ND_BOOL]));
+    dict_set_cstr(vm, m->dict, "intp", OBJ_VAL(st->t_scalar[ND_INT64]));
+    dict_set_cstr(vm, m->dict, "uintp", OBJ_VAL(st->t_scalar[ND_UINT64]));
+    dict_set_cstr(vm, m->dict, "int_", OBJ_VAL(st->t_scalar[ND_INT64]));
+    dict_set_cstr(vm, m->dict, "double", OBJ_VAL(st->t_scalar[ND_FLOAT64]));
+    dict_set_cstr(vm, m->dict, "single", OBJ_VAL(st->t_scalar[ND_FLOAT32]));
+    dict_set_cstr(vm, m->dict, "half", OBJ_VAL(st->t_scalar[ND_FLOAT16]));
+    dict_set_cstr(vm, m->dict, "pi", FLOAT_VAL(3.141592653589793));
+    dict_set_cstr(vm, m->dict, "e", FLOAT_VAL(2.718281828459045));
+    dict_set_cstr(vm, m->dict, "inf", FLOAT_VAL(INFINITY));
+    dict_set_cstr(vm, m->dict, "nan", FLOAT_VAL(NAN));
+    dict_set_cstr(vm, m->dict, "newaxis", NONE_VAL);
+    dict_set_cstr(vm, m->dict, "__version__", STR_VAL(str_cstr(vm, "2.4.0")));
+    bool one = true;
+    uint8_t zero = 0;
+    dict_set_cstr(vm, m->dict, "True_", nd_scalar_from_ptr(vm, ND_BOOL, &one));
+    dict_set_cstr(vm, m->dict, "False_", nd_scalar_from_ptr(vm, ND_BOOL, &zero));
+    nd_create_init(vm, m);
+    nd_array_funcs_init(vm, m);
+    nd_ops_init(vm, st, m);
+    nd_reduce_init(vm, st, m);
+    vm_pop_roots(vm, 1);
+    return m;
+}

@@ -1,0 +1,137 @@
+/*
+** nd_priv.h — private declarations shared by the files of the numpy module
+** (stdlib/nd_*.c). The public C API is stdlib/ndarray.h.
+*/
+#ifndef GPY_ND_PRIV_H
+#define GPY_ND_PRIV_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ndarray.h"
+#include "stdlib_priv.h"
+
+/* A numpy scalar (np.float32(1.5), np.int64(3), np.True_): one element. */
+typedef union NDElem {
+    uint8_t b[8];
+    bool bo;
+    int8_t i8;
+    int16_t i16;
+    int32_t i32;
+    int64_t i64;
+    uint8_t u8;
+    uint16_t u16;
+    uint32_t u32;
+    uint64_t u64;
+    float f32;
+    double f64;
+} NDElem;
+
+typedef struct NDScalar {
+    Obj obj;
+    NDType dtype;
+    NDElem v;
+} NDScalar;
+
+/* An np.dtype instance. */
+typedef struct NDDtype {
+    Obj obj;
+    NDType dt;
+} NDDtype;
+
+/* Iterator of a.flat / iter(a). */
+typedef struct NDIterObj {
+    Obj obj;
+    Value arr;  /* the array iterated */
+    int64_t pos;
+    bool flat;  /* a.flat (elements) vs iter(a) (rows) */
+} NDIterObj;
+
+/* Per-VM state of the module (vm->nd). The types are GC roots; the dtype
+** objects are kept alive through t_array's dict. */
+typedef struct NDState {
+    Type *t_array, *t_dtype, *t_iter;
+    Type *t_scalar[ND__COUNT];
+    Value dtypes[ND__COUNT];
+} NDState;
+
+/* vm->nd, created on first use (by import numpy or any C API call). */
+NDState *nd_state(VM *vm);
+
+#define ND_AS(v) ((NDArray *)AS_OBJ(v))
+
+/* ---- nd_core.c: elements, layout, iteration ---- */
+bool nd_is_scalar(VM *vm, Value v);
+double nd_half_to_float(uint16_t h);
+uint16_t nd_float_to_half(double d);
+/* Load an element as double / int64 / uint64; store from each. */
+double nd_load_f(NDType dt, const void *p);
+int64_t nd_load_i(NDType dt, const void *p);
+uint64_t nd_load_u(NDType dt, const void *p);
+void nd_store_f(NDType dt, void *p, double d);
+void nd_store_i(NDType dt, void *p, int64_t i);
+void nd_store_u(NDType dt, void *p, uint64_t u);
+/* Element conversion with numpy's casting (float->int truncates). */
+void nd_cast1(NDType dd, void *pd, NDType sd, const void *ps);
+/* Stores a Python value (number or numpy scalar) as dtype dt at p. */
+void nd_store_value(VM *vm, NDType dt, void *p, Value v);
+/* The Python value of an element (int/float/bool) for tolist()/item(). */
+Value nd_load_value(NDType dt, const void *p);
+/* Advances a C-order index over shape and moves up to two pointers. */
+static inline void nd_advance(int ndim, const int64_t *shape, int64_t *idx, char **p1,
+                              const int64_t *s1, char **p2, const int64_t *s2) {
+    for (int d = ndim - 1; d >= 0; d--) {
+        if (++idx[d] < shape[d]) {
+            *p1 += s1[d];
+            if (p2) *p2 += s2[d];
+            return;
+        }
+        idx[d] = 0;
+        *p1 -= s1[d] * (shape[d] - 1);
+        if (p2) *p2 -= s2[d] * (shape[d] - 1);
+    }
+}
+/* A view of base's memory; owner is the array that owns the data. */
+NDArray *nd_view(VM *vm, NDArray *src, char *data, int ndim, const int64_t *shape,
+                 const int64_t *strides);
+/* Strides that broadcast a to (ndim, shape); false when incompatible. */
+bool nd_bcast_strides(NDArray *a, int ndim, const int64_t *shape, int64_t *out);
+/* The broadcast shape of two arrays, or ValueError numpy's way. */
+int nd_bcast_shape(VM *vm, NDArray *a, NDArray *b, int64_t *shape);
+/* dst[...] = src with broadcasting and casting. */
+void nd_assign(VM *vm, NDArray *dst, NDArray *src);
+/* "(3,)" / "(2,3)" into buf. */
+void nd_shape_str(char *buf, size_t n, int ndim, const int64_t *shape);
+/* numpy 2 result type of an array op; weak Python scalars. */
+NDType nd_promote(NDType a, NDType b);
+/* The 0-d result of a ufunc becomes a numpy scalar, else the array. */
+Value nd_result(VM *vm, NDArray *r);
+/* Parses a shape argument (int or tuple/list of ints). Returns ndim. */
+int nd_parse_shape(VM *vm, Value v, int64_t *shape);
+Value nd_shape_tuple(VM *vm, int ndim, const int64_t *shape);
+/* array(...) conversion with dtype inference; copy forces a new array. */
+NDArray *nd_array_from(VM *vm, Value v, int dt, bool copy);
+/* A value that takes part in arithmetic as an array: Python numbers are
+** marked weak (*weak = kind: 1 bool, 2 int, 3 float). */
+NDArray *nd_operand(VM *vm, Value v, int *weak);
+NDArray *nd_astype(VM *vm, NDArray *a, NDType dt);
+
+/* ---- per-file init ---- */
+void nd_scalar_init(VM *vm, NDState *st);
+void nd_array_type_init(VM *vm, NDState *st);
+void nd_create_init(VM *vm, Module *m);
+void nd_array_funcs_init(VM *vm, Module *m);
+void nd_ops_init(VM *vm, NDState *st, Module *m);
+void nd_ops_methods_init(VM *vm, NDState *st);
+void nd_reduce_init(VM *vm, NDState *st, Module *m);
+/* ops entry points used by scalars */
+Value nd_binop(VM *vm, BinOp op, Value x, Value y);
+Value nd_compare(VM *vm, CmpOp op, Value x, Value y);
+Value nd_unop(VM *vm, UnOp op, Value x);
+Value nd_matmul(VM *vm, Value x, Value y);
+Value nd_getitem(VM *vm, Value self, Value key);
+void nd_setitem(VM *vm, Value self, Value key, Value value);
+
+#endif
