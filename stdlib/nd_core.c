@@ -5,6 +5,8 @@
 */
 #include "nd_priv.h"
 
+#include <sys/mman.h>
+
 static const char *const dtype_names[ND__COUNT] = {
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "float32", "float64",
@@ -337,7 +339,10 @@ NDArray *nd_wrap(VM *vm, NDType dt, void *data, int ndim, const int64_t *shape,
     return a;
 }
 
-NDArray *nd_new(VM *vm, NDType dt, int ndim, const int64_t *shape) {
+/* A new C-contiguous array; zero-filled when zero is set. Big buffers ask
+** for transparent huge pages (as numpy does): page faults otherwise
+** dominate elementwise operations on fresh 10M-element results. */
+static NDArray *alloc_array(VM *vm, NDType dt, int ndim, const int64_t *shape, bool zero) {
     int64_t n = 1;
     for (int i = 0; i < ndim; i++) {
         if (shape[i] < 0) vm_raise_kind(vm, ValueError, "negative dimensions are not allowed");
@@ -348,14 +353,41 @@ NDArray *nd_new(VM *vm, NDType dt, int ndim, const int64_t *shape) {
     size_t bytes = (size_t)n * itemsizes[dt];
     if (bytes == 0) bytes = 1;
     NDArray *a = nd_wrap(vm, dt, NULL, ndim, shape, NULL, NONE_VAL);
+    char *data = NULL;
+    if (bytes >= ND_BUF_CACHE_MIN) {
+        NDState *st = vm->nd;
+        for (int i = 0; i < ND_BUF_CACHE; i++)
+            if (st->cache_ptr[i] && st->cache_size[i] == bytes) {
+                data = st->cache_ptr[i];
+                st->cache_ptr[i] = NULL;
+                vm->bytes_allocated += bytes; /* counted again while in use */
+                break;
+            }
+        if (data) {
+            if (zero) memset(data, 0, bytes);
+            a->data = data;
+            a->nbytes_owned = bytes;
+            return a;
+        }
+    }
     vm_push_root(vm, OBJ_VAL(a));
-    char *data = gc_malloc(vm, bytes);
+    data = gc_malloc(vm, bytes);
     vm_pop_roots(vm, 1);
-    memset(data, 0, bytes);
+#ifdef MADV_HUGEPAGE
+    if (bytes >= ((size_t)4 << 20)) {
+        uintptr_t lo = ((uintptr_t)data + 4095) & ~(uintptr_t)4095;
+        uintptr_t hi = ((uintptr_t)data + bytes) & ~(uintptr_t)4095;
+        if (hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+    }
+#endif
+    if (zero) memset(data, 0, bytes);
     a->data = data;
     a->nbytes_owned = bytes;
     return a;
 }
+
+NDArray *nd_new(VM *vm, NDType dt, int ndim, const int64_t *shape) { return alloc_array(vm, dt, ndim, shape, true); }
+NDArray *nd_empty(VM *vm, NDType dt, int ndim, const int64_t *shape) { return alloc_array(vm, dt, ndim, shape, false); }
 
 NDArray *nd_view(VM *vm, NDArray *src, char *data, int ndim, const int64_t *shape,
                  const int64_t *strides) {
@@ -368,6 +400,18 @@ NDArray *nd_view(VM *vm, NDArray *src, char *data, int ndim, const int64_t *shap
 static void arr_mark(VM *vm, Obj *o) { gc_mark_value(vm, ((NDArray *)o)->base); }
 static void arr_finalize(VM *vm, Obj *o) {
     NDArray *a = (NDArray *)o;
+    if (a->nbytes_owned >= ND_BUF_CACHE_MIN && vm->nd) {
+        NDState *st = vm->nd;
+        for (int i = 0; i < ND_BUF_CACHE; i++)
+            if (!st->cache_ptr[i]) {
+                st->cache_ptr[i] = a->data;
+                st->cache_size[i] = a->nbytes_owned;
+                /* like the VM's block free lists: cached memory is not live */
+                vm->bytes_allocated -= a->nbytes_owned <= vm->bytes_allocated ? a->nbytes_owned : vm->bytes_allocated;
+                a->nbytes_owned = 0;
+                return;
+            }
+    }
     if (a->nbytes_owned) gc_free(vm, a->data, a->nbytes_owned);
     a->nbytes_owned = 0;
 }
@@ -444,7 +488,7 @@ void nd_assign(VM *vm, NDArray *dst, NDArray *src) {
 
 NDArray *nd_copy(VM *vm, NDArray *a) {
     vm_push_root(vm, OBJ_VAL(a));
-    NDArray *c = nd_new(vm, a->dtype, a->ndim, a->shape);
+    NDArray *c = nd_empty(vm, a->dtype, a->ndim, a->shape);
     vm_pop_roots(vm, 1);
     vm_push_root(vm, OBJ_VAL(c));
     nd_assign(vm, c, a);
@@ -454,7 +498,7 @@ NDArray *nd_copy(VM *vm, NDArray *a) {
 
 NDArray *nd_astype(VM *vm, NDArray *a, NDType dt) {
     vm_push_root(vm, OBJ_VAL(a));
-    NDArray *c = nd_new(vm, dt, a->ndim, a->shape);
+    NDArray *c = nd_empty(vm, dt, a->ndim, a->shape);
     vm_pop_roots(vm, 1);
     vm_push_root(vm, OBJ_VAL(c));
     nd_assign(vm, c, a);
@@ -534,6 +578,11 @@ Value nd_result(VM *vm, NDArray *r) {
 /* ------------------------------------------------------------ state */
 
 static void nd_free_hook(VM *vm) {
+    for (int i = 0; i < ND_BUF_CACHE; i++)
+        if (vm->nd->cache_ptr[i]) {
+            vm->bytes_allocated += vm->nd->cache_size[i];
+            gc_free(vm, vm->nd->cache_ptr[i], vm->nd->cache_size[i]);
+        }
     free(vm->nd);
     vm->nd = NULL;
 }

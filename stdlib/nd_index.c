@@ -147,7 +147,19 @@ static NDArray *advanced_offsets(VM *vm, NDArray *a, int nk, Value *keys, int *c
         int64_t sh2[ND_MAXDIM];
         tmp.ndim = nd;
         tmp.shape = shape;
-        nd = nd_bcast_shape(vm, &tmp, k, sh2);
+        int64_t kst[ND_MAXDIM];
+        int nd2 = nd > k->ndim ? nd : k->ndim;
+        for (int d = 0; d < nd2; d++) sh2[d] = 1;
+        for (int d = 0; d < nd; d++) sh2[nd2 - nd + d] = shape[d];
+        for (int d = 0; d < k->ndim; d++)
+            if (sh2[nd2 - k->ndim + d] == 1) sh2[nd2 - k->ndim + d] = k->shape[d];
+        if (!nd_bcast_strides(k, nd2, sh2, kst) || !nd_bcast_strides(&tmp, nd2, sh2, kst)) {
+            char s1[400], s2[400];
+            nd_shape_str(s1, sizeof s1, nd, shape);
+            nd_shape_str(s2, sizeof s2, k->ndim, k->shape);
+            vm_raise_kind(vm, IndexError, "shape mismatch: indexing arrays could not be broadcast together with shapes %s %s ", s1, s2);
+        }
+        nd = nd2;
         memcpy(shape, sh2, sizeof(int64_t) * (size_t)nd);
     }
     NDArray *off = nd_new(vm, ND_INT64, nd, shape);

@@ -258,7 +258,7 @@ static NDArray *prepare(VM *vm, NDArray *a, Value orig, int weak, NDType t, int 
         NDArray *r = nd_astype(vm, a, t);
         return r;
     }
-    NDArray *r = nd_new(vm, t, nd, shape);
+    NDArray *r = nd_empty(vm, t, nd, shape);
     vm_push_root(vm, OBJ_VAL(r));
     nd_assign(vm, r, a);
     vm_pop_roots(vm, 1);
@@ -326,7 +326,7 @@ static Value binary(VM *vm, UFn f, Value x, Value y, NDArray *out) {
     NDType lt = is_cmp(f) ? ND_BOOL : ft; /* the loop's output type */
     NDArray *R;
     bool direct = out && out->dtype == lt && (out->flags & ND_C_CONTIGUOUS);
-    R = direct ? out : nd_new(vm, lt, nd, shape);
+    R = direct ? out : nd_empty(vm, lt, nd, shape);
     vm_push_root(vm, OBJ_VAL(R));
     bool negpow = false;
     if (R->size && !run_loop(f, ft, PA->data, fa, PB->data, fb, R->data, R->size, &negpow)) no_loop(vm, f);
@@ -480,7 +480,7 @@ static Value unary(VM *vm, UUn u, Value v) {
         vm_raise_kind(vm, TypeError, "The numpy boolean negative, the `-` operator, is not supported, use the `~` operator or the logical_not function instead.");
     if (u == V_INVERT && nd_is_float(it))
         vm_raise_kind(vm, TypeError, "ufunc 'invert' not supported for the input types, and the inputs could not be safely coerced to any supported types according to the casting rule ''safe''");
-    NDArray *R = nd_new(vm, ot, A->ndim, A->shape);
+    NDArray *R = nd_empty(vm, ot, A->ndim, A->shape);
     vm_push_root(vm, OBJ_VAL(R));
     int64_t n = A->size;
     if (n) {
@@ -569,7 +569,7 @@ static Value f_unary(VM *vm, int argc, Value *argv, Dict *kw) {
     arg_between(vm, uun_names[u], argc, 1, 1);
     Value r = unary(vm, u, argv[0]);
     if (IS_EMPTY(r))
-        vm_raise_kind(vm, TypeError, "ufunc '%s' not supported for the input types", uun_names[u]);
+        vm_raise_kind(vm, TypeError, "ufunc '%s' not supported for the input types, and the inputs could not be safely coerced to any supported types according to the casting rule ''safe''", uun_names[u]);
     return r;
 }
 static Value f_binary(VM *vm, int argc, Value *argv, Dict *kw) {
@@ -742,6 +742,7 @@ void nd_ops_init(VM *vm, NDState *st, Module *m) {
     for (size_t i = 0; i < sizeof bin / sizeof bin[0]; i++)
         module_add_native_data(vm, m, bin[i].name, f_binary, INT_VAL(bin[i].f));
     module_add_function(vm, m, "where", f_where);
+    nd_ops_extra_init(vm, st, m);
     module_add_function(vm, m, "clip", f_clip);
     module_add_function(vm, m, "round", f_round);
     module_add_function(vm, m, "around", f_round);
@@ -778,4 +779,65 @@ void nd_ops_methods_init(VM *vm, NDState *st) {
     type_add_method(vm, st->t_array, "__setitem__", m_setitem);
     type_add_method(vm, st->t_array, "__len__", m_len);
     for (int i = 0; i < ND__COUNT; i++) type_add_method(vm, st->t_scalar[i], "__abs__", m_abs);
+}
+
+/* np.nonzero(a) / a.nonzero(): the indices of the non-zero elements. */
+static Value f_nonzero(VM *vm, int argc, Value *argv, Dict *kw) {
+    kw_done(vm, "nonzero", kw);
+    arg_between(vm, "nonzero", argc, 1, 1);
+    if (nd_from_value(vm, argv[0], -1)->ndim == 0)
+        vm_raise_kind(vm, ValueError, "Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar).nonzero() instead. If the context of this error is of the form `arr[nonzero(cond)]`, just use `arr[cond]`.");
+    return f_where(vm, 1, argv, NULL);
+}
+
+/* np.outer(a, b): a.ravel()[:, None] * b.ravel()[None, :] */
+static Value f_outer(VM *vm, int argc, Value *argv, Dict *kw) {
+    kw_done(vm, "outer", kw);
+    arg_between(vm, "outer", argc, 2, 2);
+    NDArray *A = nd_array_from(vm, argv[0], -1, true);
+    vm_push_root(vm, OBJ_VAL(A));
+    NDArray *B = nd_array_from(vm, argv[1], -1, true);
+    vm_push_root(vm, OBJ_VAL(B));
+    int64_t sa[2] = {A->size, 1}, sb[2] = {1, B->size};
+    NDArray *CA = nd_wrap(vm, A->dtype, A->data, 2, sa, NULL, OBJ_VAL(A));
+    vm_push_root(vm, OBJ_VAL(CA));
+    NDArray *CB = nd_wrap(vm, B->dtype, B->data, 2, sb, NULL, OBJ_VAL(B));
+    vm_push_root(vm, OBJ_VAL(CB));
+    Value r = binary(vm, U_MUL, OBJ_VAL(CA), OBJ_VAL(CB), NULL);
+    vm_pop_roots(vm, 4);
+    return r;
+}
+
+/* np.flip(a, axis=None): a view with the axis (or every axis) reversed. */
+static Value f_flip(VM *vm, int argc, Value *argv, Dict *kw) {
+    Value axv = kw_take(vm, kw, "axis");
+    kw_done(vm, "flip", kw);
+    arg_between(vm, "flip", argc, 1, 2);
+    if (argc == 2) axv = argv[1];
+    NDArray *a = nd_from_value(vm, argv[0], -1);
+    int64_t st[ND_MAXDIM];
+    char *p = a->data;
+    bool all = IS_EMPTY(axv) || IS_NONE(axv);
+    int64_t ax = all ? 0 : vm_to_index(vm, axv);
+    if (!all && (ax < -a->ndim || ax >= a->ndim))
+        vm_raise_kind(vm, ValueError, "axis %lld is out of bounds for array of dimension %d", (long long)ax, a->ndim);
+    if (ax < 0) ax += a->ndim;
+    for (int d = 0; d < a->ndim; d++) {
+        st[d] = a->strides[d];
+        if ((all || d == ax) && a->shape[d] > 0) {
+            p += (a->shape[d] - 1) * a->strides[d];
+            st[d] = -a->strides[d];
+        }
+    }
+    vm_push_root(vm, OBJ_VAL(a));
+    NDArray *r = nd_view(vm, a, p, a->ndim, a->shape, st);
+    vm_pop_roots(vm, 1);
+    return OBJ_VAL(r);
+}
+
+void nd_ops_extra_init(VM *vm, NDState *st, Module *m) {
+    module_add_function(vm, m, "nonzero", f_nonzero);
+    module_add_function(vm, m, "outer", f_outer);
+    module_add_function(vm, m, "flip", f_flip);
+    type_add_method(vm, st->t_array, "nonzero", f_nonzero);
 }

@@ -51,10 +51,14 @@ typedef struct NDIterObj {
 
 /* Per-VM state of the module (vm->nd). The types are GC roots; the dtype
 ** objects are kept alive through t_array's dict. */
+enum { ND_BUF_CACHE = 6, ND_BUF_CACHE_MIN = 1 << 20 };
 typedef struct NDState {
     Type *t_array, *t_dtype, *t_iter;
     Type *t_scalar[ND__COUNT];
     Value dtypes[ND__COUNT];
+    /* big data buffers of dead arrays kept for reuse (already faulted in) */
+    void *cache_ptr[ND_BUF_CACHE];
+    size_t cache_size[ND_BUF_CACHE];
 } NDState;
 
 /* vm->nd, created on first use (by import numpy or any C API call). */
@@ -93,6 +97,8 @@ static inline void nd_advance(int ndim, const int64_t *shape, int64_t *idx, char
         if (p2) *p2 -= s2[d] * (shape[d] - 1);
     }
 }
+/* Like nd_new but not zero-filled (the caller writes every element). */
+NDArray *nd_empty(VM *vm, NDType dt, int ndim, const int64_t *shape);
 /* A view of base's memory; owner is the array that owns the data. */
 NDArray *nd_view(VM *vm, NDArray *src, char *data, int ndim, const int64_t *shape,
                  const int64_t *strides);
@@ -125,6 +131,7 @@ void nd_create_init(VM *vm, Module *m);
 void nd_array_funcs_init(VM *vm, Module *m);
 void nd_ops_init(VM *vm, NDState *st, Module *m);
 void nd_ops_methods_init(VM *vm, NDState *st);
+void nd_ops_extra_init(VM *vm, NDState *st, Module *m);
 void nd_reduce_init(VM *vm, NDState *st, Module *m);
 /* ops entry points used by scalars */
 Value nd_binop(VM *vm, BinOp op, Value x, Value y);

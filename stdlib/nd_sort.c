@@ -106,7 +106,6 @@ static Value m_sort(VM *vm, int argc, Value *argv, Dict *kw) {
     arg_between(vm, "sort", argc, 1, 2);
     if (argc == 2) axisv = argv[1];
     NDArray *a = ND_AS(argv[0]);
-    if (a->ndim == 0) vm_raise_kind(vm, ValueError, "Cannot sort a 0-d array");
     NDArray *v = axis_last(vm, a, sort_axis(vm, axisv, a->ndim));
     vm_push_root(vm, OBJ_VAL(v));
     sort_last(vm, v, v, NULL);
