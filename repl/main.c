@@ -198,10 +198,28 @@ static bool is_blank_line(const char *line) {
     return true;
 }
 
+/* True when every non-blank line of the entry is a decorator ("@cuda.jit"). */
+static bool only_decorators(const char *s, size_t len) {
+    bool any = false, at_line_start = true;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        if (c == '\n') {
+            at_line_start = true;
+            continue;
+        }
+        if (!at_line_start || c == ' ' || c == '\t' || c == '\r') continue;
+        if (c != '@') return false;
+        any = true;
+        at_line_start = false;
+    }
+    return any;
+}
+
 /* An entry that is still open (a bracket, a block) may already hold a
 ** syntax error that more input cannot fix, e.g. "def f(:". Report it at
 ** once, like CPython's prompt, instead of waiting for more lines. */
 static bool has_final_error(const char *entry, size_t len) {
+    if (only_decorators(entry, len)) return false; /* the def or class comes next */
     Arena *a = arena_new();
     if (!a) return false;
     SyntaxErr err;

@@ -42,4 +42,9 @@ out=$(printf 'def f(:\nprint("next")\nx = (1,\n' | "$GPY" 2>"$tmp/repl_err2")
 check "repl early syntax error" "next" "$out"
 grep -q "invalid syntax" "$tmp/repl_err2" || { echo "FAIL repl early syntax error shown"; fail=1; }
 grep -q "never closed" "$tmp/repl_err2" || { echo "FAIL repl unfinished entry at EOF"; fail=1; }
+
+# decorated definitions at the prompt: a kernel typed at the REPL compiles
+# and runs (expected values: 1 + 2 for each element, by hand)
+out=$(printf 'from numba import cuda\nimport numpy as np\n@cuda.jit\ndef k(a):\n    a[cuda.grid(1)] += 2\n\na = np.ones(4)\nk[1, 4](a)\nprint(a)\n' | "$GPY" 2>&1)
+check "repl kernel" "[3. 3. 3. 3.]" "$out"
 exit $fail
