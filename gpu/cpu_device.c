@@ -90,6 +90,10 @@ void gpy_cpu_syncthreads(KernelCtx *ctx) {
 /* Makes sure the worker has n fiber stacks. */
 static bool ensure_stacks(CpuDevice *d, Worker *w, int n) {
     if (w->nstacks >= n) return true;
+    ThreadFiber *nf = realloc(w->fibers, sizeof(ThreadFiber) * (size_t)n);
+    if (!nf) return false;
+    w->fibers = nf;
+    w->nfibers_cap = n;
     if (w->stacks) munmap(w->stacks, w->stacks_len);
     w->stacks = NULL;
     w->nstacks = 0;
@@ -102,10 +106,6 @@ static bool ensure_stacks(CpuDevice *d, Worker *w, int n) {
     w->stacks = p;
     w->stacks_len = len;
     w->nstacks = n;
-    ThreadFiber *nf = realloc(w->fibers, sizeof(ThreadFiber) * (size_t)n);
-    if (!nf) return false;
-    w->fibers = nf;
-    w->nfibers_cap = n;
     return true;
 }
 

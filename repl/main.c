@@ -317,7 +317,8 @@ int main(int argc, char **argv) {
         const char *a = argv[i];
         if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0) {
             printf("gpy %s\n", GPY_VERSION);
-            printf("built with %s; device: none (CPU only)\n", GPY_COMPILER);
+            char devbuf[512];
+            printf("built with %s; device: %s\n", GPY_COMPILER, cuda_device_description(devbuf, sizeof devbuf));
             return 0;
         }
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {

@@ -9,8 +9,10 @@
 ** host they raise a clear error when used. Device arrays live in
 ** cuda_array.c, dispatchers and launches in cuda_dispatch.c.
 */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cuda_priv.h"
 
@@ -86,61 +88,489 @@ static Value namespace_new(VM *vm, const char *name, const char *const *fns, con
     return ns;
 }
 
+/* ---------------------------------------------------------- device choice */
+
+/* Decides which device runs kernels: GPY_DEVICE=cpu|cuda forces one; by
+** default the GPU when the driver loads and reports a device. Only the
+** first call looks (so CPU-only programs never dlopen the driver). */
+CudaDevKind cuda_device_kind(VM *vm) {
+    CudaState *st = cuda_state(vm);
+    if (st->kind != CUDA_DEV_UNDECIDED) return st->kind;
+    const char *env = getenv("GPY_DEVICE");
+    bool force = false;
+    if (env && *env) {
+        if (strcmp(env, "cpu") == 0) return st->kind = CUDA_DEV_CPU;
+        if (strcmp(env, "cuda") != 0 && strcmp(env, "gpu") != 0)
+            vm_raise_kind(vm, ValueError, "GPY_DEVICE must be 'cpu' or 'cuda', not '%s'", env);
+        force = true;
+    }
+    char err[GPU_CUDA_ERRSIZE];
+    err[0] = '\0';
+    int n = 0, status = gpu_cuda_device_count(&n, err, sizeof err);
+    if (status == 0 && n == 0) snprintf(err, sizeof err, "the CUDA driver (%s) reports no device", gpu_cuda_library_path());
+    if (status == 0 && n > 0) {
+        st->gpu = gpu_cuda_open(0, &status, err, sizeof err);
+        if (st->gpu) {
+            st->gen++;
+            return st->kind = CUDA_DEV_GPU;
+        }
+    }
+    if (!force) return st->kind = CUDA_DEV_CPU;
+    snprintf(st->why, sizeof st->why, "GPY_DEVICE=cuda: %.480s", err[0] ? err : "no CUDA device");
+    return st->kind = CUDA_DEV_FAILED;
+}
+
+GpuCuda *cuda_gpu(VM *vm) {
+    CudaDevKind k = cuda_device_kind(vm);
+    if (k == CUDA_DEV_FAILED) vm_raise(vm, vm->cuda->t_api_error, "%s", vm->cuda->why);
+    return k == CUDA_DEV_GPU ? vm->cuda->gpu : NULL;
+}
+
+_Noreturn void cuda_raise_status(VM *vm, int status, const char *msg) {
+    CudaState *st = cuda_state(vm);
+    if (status > 0) vm_raise(vm, st->t_api_error, "%s", msg);
+    if (status == GPU_CUDA_ELIMIT || status == GPU_CUDA_EARG) vm_raise_kind(vm, ValueError, "%s", msg);
+    if (status == GPU_CUDA_ENOMEM) vm_throw(vm, vm->memory_error);
+    vm_raise(vm, st->t_api_error, "%s", msg);
+}
+
+/* The CPU device, created at first use. */
+static CpuDevice *cpu_device(VM *vm) {
+    CudaState *st = cuda_state(vm);
+    if (!st->device) {
+        st->device = gpu_cpu_new(0);
+        if (!st->device) vm_raise_kind(vm, RuntimeError, "cannot create the CPU device");
+    }
+    return st->device;
+}
+
+const char *cuda_device_description(char *buf, size_t size) {
+    const char *env = getenv("GPY_DEVICE");
+    if (env && strcmp(env, "cpu") == 0) {
+        snprintf(buf, size, "gpy CPU device (GPY_DEVICE=cpu)");
+        return buf;
+    }
+    char err[GPU_CUDA_ERRSIZE];
+    GpuCudaProps p;
+    int n = 0;
+    if (gpu_cuda_device_count(&n, err, sizeof err) == 0 && n > 0 && gpu_cuda_device_props(0, &p, err, sizeof err) == 0)
+        snprintf(buf, size, "CUDA device 0: %.200s (compute capability %d.%d, %d SMs)", p.name, p.cc_major, p.cc_minor,
+                 p.sm_count);
+    else if (env && strcmp(env, "cuda") == 0)
+        snprintf(buf, size, "none: GPY_DEVICE=cuda but %.300s", n == 0 && !strstr(err, "not found") ? "no CUDA device" : err);
+    else
+        snprintf(buf, size, "gpy CPU device (no CUDA device found)");
+    return buf;
+}
+
+/* ---------------------------------------------------------------- devices */
+
+typedef struct Device {
+    Obj obj;
+    int id;
+    bool cpu;
+    GpuCudaProps props;
+} Device;
+
+static Value device_new(VM *vm, int id) {
+    CudaState *st = cuda_state(vm);
+    Device *d = gc_alloc_obj(vm, st->t_device, sizeof(Device));
+    d->id = id;
+    if (cuda_gpu(vm)) {
+        char err[GPU_CUDA_ERRSIZE];
+        int status = gpu_cuda_device_props(id, &d->props, err, sizeof err);
+        if (status) cuda_raise_status(vm, status, err);
+        return OBJ_VAL(d);
+    }
+    d->cpu = true;
+    GpuCudaProps *p = &d->props;
+    snprintf(p->name, sizeof p->name, "gpy CPU device");
+    p->cc_major = 8, p->cc_minor = 0;
+    p->sm_count = gpu_cpu_workers(cpu_device(vm));
+    p->max_threads_per_block = 1024;
+    p->max_shared_per_block = p->max_shared_per_block_optin = 48 * 1024;
+    p->warp_size = 32;
+    p->max_block_dim[0] = p->max_block_dim[1] = 1024, p->max_block_dim[2] = 64;
+    p->max_grid_dim[0] = 0x7fffffff, p->max_grid_dim[1] = p->max_grid_dim[2] = 65535;
+    return OBJ_VAL(d);
+}
+
+static Value device_getattr(VM *vm, Value self, Str *name) {
+    Device *d = (Device *)AS_OBJ(self);
+    const GpuCudaProps *p = &d->props;
+    const char *n = name->chars;
+    if (strcmp(n, "id") == 0) return INT_VAL(d->id);
+    if (strcmp(n, "name") == 0) return STR_VAL(str_cstr(vm, p->name));
+    if (strcmp(n, "compute_capability") == 0) {
+        Value items[2] = {INT_VAL(p->cc_major), INT_VAL(p->cc_minor)};
+        return OBJ_VAL(tuple_from_array(vm, 2, items));
+    }
+    static const struct {
+        const char *name;
+        size_t off;
+    } ints[] = {
+        {"MULTIPROCESSOR_COUNT", offsetof(GpuCudaProps, sm_count)},
+        {"MAX_THREADS_PER_BLOCK", offsetof(GpuCudaProps, max_threads_per_block)},
+        {"MAX_SHARED_MEMORY_PER_BLOCK", offsetof(GpuCudaProps, max_shared_per_block)},
+        {"MAX_SHARED_MEMORY_PER_BLOCK_OPTIN", offsetof(GpuCudaProps, max_shared_per_block_optin)},
+        {"WARP_SIZE", offsetof(GpuCudaProps, warp_size)},
+        {"MAX_BLOCK_DIM_X", offsetof(GpuCudaProps, max_block_dim)},
+        {"MAX_BLOCK_DIM_Y", offsetof(GpuCudaProps, max_block_dim) + sizeof(int)},
+        {"MAX_BLOCK_DIM_Z", offsetof(GpuCudaProps, max_block_dim) + 2 * sizeof(int)},
+        {"MAX_GRID_DIM_X", offsetof(GpuCudaProps, max_grid_dim)},
+        {"MAX_GRID_DIM_Y", offsetof(GpuCudaProps, max_grid_dim) + sizeof(int)},
+        {"MAX_GRID_DIM_Z", offsetof(GpuCudaProps, max_grid_dim) + 2 * sizeof(int)},
+        {"MAX_THREADS_PER_MULTI_PROCESSOR", offsetof(GpuCudaProps, max_threads_per_sm)},
+        {"CLOCK_RATE", offsetof(GpuCudaProps, clock_khz)},
+    };
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+        if (strcmp(n, ints[i].name) == 0) return INT_VAL(*(const int *)((const char *)p + ints[i].off));
+    if (strcmp(n, "total_memory") == 0) return INT_VAL((int64_t)p->total_memory);
+    return generic_getattr(vm, self, name);
+}
+
+static Value device_repr(VM *vm, Value self) {
+    Device *d = (Device *)AS_OBJ(self);
+    return STR_VAL(str_printf(vm, "<CUDA device %d '%s'>", d->id, d->props.name));
+}
+
+/* dev.reset(): the way out of a sticky error (every device object made before is lost). */
+static Value m_device_reset(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    (void)argv;
+    arg_count(vm, "reset", argc, 1, 1);
+    kw_none(vm, "reset", kwargs);
+    GpuCuda *c = cuda_gpu(vm);
+    if (!c) return NONE_VAL;
+    char err[GPU_CUDA_ERRSIZE];
+    int status = gpu_cuda_reset(c, err, sizeof err);
+    vm->cuda->gen++;
+    if (status) cuda_raise_status(vm, status, err);
+    return NONE_VAL;
+}
+
+static int device_count(VM *vm) {
+    if (!cuda_gpu(vm)) return 1;
+    int n = 0;
+    char err[GPU_CUDA_ERRSIZE];
+    int status = gpu_cuda_device_count(&n, err, sizeof err);
+    if (status) cuda_raise_status(vm, status, err);
+    return n;
+}
+
+static int current_id(VM *vm) {
+    GpuCuda *c = cuda_gpu(vm);
+    return c ? gpu_cuda_props(c)->ordinal : 0;
+}
+
+static Value f_get_current_device(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    (void)argv;
+    arg_count(vm, "get_current_device", argc, 0, 0);
+    kw_none(vm, "get_current_device", kwargs);
+    return device_new(vm, current_id(vm));
+}
+
+/* cuda.select_device(i): switches the GPU (device arrays, streams and
+** compiled modules made on the previous one are lost). */
+static Value f_select_device(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    arg_count(vm, "select_device", argc, 1, 1);
+    kw_none(vm, "select_device", kwargs);
+    int64_t id = arg_int(vm, "select_device", argv[0]);
+    int n = device_count(vm);
+    if (id < 0 || id >= n)
+        vm_raise_kind(vm, ValueError, "select_device(%lld): there %s %d device%s", (long long)id, n == 1 ? "is" : "are",
+                      n, n == 1 ? "" : "s");
+    CudaState *st = vm->cuda;
+    if (st->gpu && gpu_cuda_props(st->gpu)->ordinal != id) {
+        char err[GPU_CUDA_ERRSIZE];
+        int status = 0;
+        GpuCuda *c = gpu_cuda_open((int)id, &status, err, sizeof err);
+        if (!c) cuda_raise_status(vm, status, err);
+        cuda_dispatch_free_all(vm, st);
+        gpu_cuda_close(st->gpu);
+        st->gpu = c;
+        st->gen++;
+    }
+    return device_new(vm, (int)id);
+}
+
+/* cuda.gpus: len() and indexing, looked up when used (not at import). */
+static int64_t gpus_len(VM *vm, Value self) {
+    (void)self;
+    return device_count(vm);
+}
+
+static Value gpus_getitem(VM *vm, Value self, Value key) {
+    (void)self;
+    int64_t i = arg_int(vm, "gpus", key), n = device_count(vm);
+    if (i < 0) i += n;
+    if (i < 0 || i >= n) vm_raise_kind(vm, IndexError, "device index out of range (%lld devices)", (long long)n);
+    return device_new(vm, (int)i);
+}
+
+static Value gpus_repr(VM *vm, Value self) {
+    (void)self;
+    return STR_VAL(str_printf(vm, "<Managed Device list of %d device%s>", device_count(vm), device_count(vm) == 1 ? "" : "s"));
+}
+
 /* ------------------------------------------------------- small functions */
 
 static Value f_is_available(VM *vm, int argc, Value *argv, Dict *kwargs) {
     (void)argv;
     arg_count(vm, "is_available", argc, 0, 0);
     kw_none(vm, "is_available", kwargs);
-    return BOOL_VAL(false); /* no GPU driver yet: kernels run on the CPU device */
+    return BOOL_VAL(cuda_device_kind(vm) == CUDA_DEV_GPU);
 }
 
 static Value f_synchronize(VM *vm, int argc, Value *argv, Dict *kwargs) {
     (void)argv;
     arg_count(vm, "synchronize", argc, 0, 0);
     kw_none(vm, "synchronize", kwargs);
+    GpuCuda *c = cuda_gpu(vm);
+    if (c) {
+        char err[GPU_CUDA_ERRSIZE];
+        int status = gpu_cuda_synchronize(c, err, sizeof err);
+        if (status) cuda_raise_status(vm, status, err);
+    }
     return NONE_VAL; /* CPU-device launches are synchronous */
 }
 
-/* Prints the devices like Numba's cuda.detect() and returns True. */
+/* Prints the devices like Numba's cuda.detect() and which one runs kernels. */
 static Value f_detect(VM *vm, int argc, Value *argv, Dict *kwargs) {
     (void)argv;
     arg_count(vm, "detect", argc, 0, 0);
     kw_none(vm, "detect", kwargs);
-    CudaState *st = cuda_state(vm);
-    if (!st->device) {
-        st->device = gpu_cpu_new(0);
-        if (!st->device) vm_raise_kind(vm, RuntimeError, "cannot create the CPU device");
+    StrBuf sb;
+    sb_init(&sb);
+    GpuCuda *c = cuda_gpu(vm);
+    if (c) {
+        int n = device_count(vm);
+        sb_printf(&sb, "Found %d CUDA devices\n", n);
+        for (int i = 0; i < n; i++) {
+            GpuCudaProps p;
+            char err[GPU_CUDA_ERRSIZE];
+            if (gpu_cuda_device_props(i, &p, err, sizeof err) != 0) continue;
+            sb_printf(&sb, "id %d    b'%s'    [SUPPORTED]\n", i, p.name);
+            sb_printf(&sb, "                      Compute Capability: %d.%d\n", p.cc_major, p.cc_minor);
+            sb_printf(&sb, "                              PCI Bus ID: 0x%x\n", (unsigned)p.pci_bus);
+            sb_printf(&sb, "                        Multiprocessors: %d\n", p.sm_count);
+        }
+        sb_printf(&sb, "Summary:\n\t%d/%d devices are supported\n", n, n);
+        sb_printf(&sb, "gpy runs kernels on CUDA device %d (driver %s)\n", gpu_cuda_props(c)->ordinal,
+                  gpu_cuda_library_path());
+    } else {
+        int workers = gpu_cpu_workers(cpu_device(vm));
+        sb_printf(&sb,
+                  "Found 1 CUDA devices\n"
+                  "id 0    gpy CPU device (%d worker thread%s)    [SUPPORTED]\n"
+                  "Summary:\n\t1/1 devices are supported\n"
+                  "gpy runs kernels on the CPU device\n",
+                  workers, workers == 1 ? "" : "s");
     }
-    int workers = gpu_cpu_workers(st->device);
-    Value out = file_sys_stream(vm, "stdout");
-    Str *s = str_printf(vm,
-                        "Found 1 CUDA devices\n"
-                        "id 0    gpy CPU device (%d worker thread%s)    [SUPPORTED]\n"
-                        "Summary:\n\t1/1 devices are supported\n",
-                        workers, workers == 1 ? "" : "s");
-    file_write(vm, out, s);
+    Str *s = sb_finish(vm, &sb);
+    vm_push_root(vm, STR_VAL(s));
+    file_write(vm, file_sys_stream(vm, "stdout"), s);
+    vm_pop_roots(vm, 1);
     return BOOL_VAL(true);
 }
 
-/* ---- streams: accepted everywhere Numba takes one; all work is synchronous ---- */
+/* ---------------------------------------------------------------- streams */
+
+typedef struct Stream {
+    Obj obj;
+    CUstream s;  /* NULL: the default stream (and every stream on the CPU device) */
+    bool owned;
+    uint32_t gen;
+} Stream;
+
+CUstream cuda_stream_of(VM *vm, Value v) {
+    if (IS_EMPTY(v) || IS_NONE(v)) return NULL;
+    if (IS_INTLIKE(v) && AS_INTLIKE(v) == 0) return NULL;
+    if (IS_OBJ(v) && vm->cuda && AS_OBJ(v)->type == vm->cuda->t_stream) {
+        Stream *s = (Stream *)AS_OBJ(v);
+        if (s->s && s->gen != vm->cuda->gen)
+            vm_raise_kind(vm, ValueError, "this stream belongs to a CUDA context that was reset or replaced");
+        return s->s;
+    }
+    vm_raise_kind(vm, TypeError, "expected a CUDA stream (cuda.stream()) or 0, not '%s'", vm_type_name(vm, v));
+}
+
+static Value stream_make(VM *vm, bool create) {
+    CudaState *st = cuda_state(vm);
+    GpuCuda *c = create ? cuda_gpu(vm) : NULL;
+    Stream *s = gc_alloc_obj(vm, st->t_stream, sizeof(Stream));
+    s->gen = st->gen;
+    if (c) {
+        char err[GPU_CUDA_ERRSIZE];
+        int status = gpu_cuda_stream_create(c, false, &s->s, err, sizeof err);
+        if (status) cuda_raise_status(vm, status, err);
+        s->owned = true;
+    }
+    return OBJ_VAL(s);
+}
 
 static Value f_stream(VM *vm, int argc, Value *argv, Dict *kwargs) {
     (void)argv;
     arg_count(vm, "stream", argc, 0, 0);
     kw_none(vm, "stream", kwargs);
-    return OBJ_VAL(gc_alloc_obj(vm, cuda_state(vm)->t_stream, sizeof(Obj)));
+    return stream_make(vm, true);
+}
+
+static Value f_default_stream(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    (void)argv;
+    arg_count(vm, "default_stream", argc, 0, 0);
+    kw_none(vm, "default_stream", kwargs);
+    return stream_make(vm, false);
+}
+
+static void stream_finalize(VM *vm, Obj *o) {
+    Stream *s = (Stream *)o;
+    if (!s->owned || !vm->cuda || !vm->cuda->gpu || s->gen != vm->cuda->gen) return;
+    gpu_cuda_stream_destroy(vm->cuda->gpu, s->s, NULL, 0);
 }
 
 static Value m_stream_synchronize(VM *vm, int argc, Value *argv, Dict *kwargs) {
-    (void)argv;
     arg_count(vm, "synchronize", argc, 1, 1);
     kw_none(vm, "synchronize", kwargs);
+    GpuCuda *c = vm->cuda->gpu;
+    if (c && vm->cuda->kind == CUDA_DEV_GPU) {
+        char err[GPU_CUDA_ERRSIZE];
+        int status = gpu_cuda_stream_synchronize(c, cuda_stream_of(vm, argv[0]), err, sizeof err);
+        if (status) cuda_raise_status(vm, status, err);
+    }
     return NONE_VAL;
 }
 
 static Value stream_repr(VM *vm, Value self) {
-    return STR_VAL(str_printf(vm, "<CPU device stream %p>", (void *)AS_OBJ(self)));
+    Stream *s = (Stream *)AS_OBJ(self);
+    if (!s->s) return STR_VAL(str_printf(vm, "<Default CUDA stream on %s>", vm->cuda->gpu ? "the GPU" : "the CPU device"));
+    return STR_VAL(str_printf(vm, "<CUDA stream %p>", (void *)s->s));
+}
+
+/* ----------------------------------------------------------------- events */
+
+typedef struct Event {
+    Obj obj;
+    CUevent e;     /* GPU; NULL on the CPU device */
+    double host_ms; /* CPU device: host time at record(), ms; < 0 before */
+    uint32_t gen;
+} Event;
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static Event *as_event(VM *vm, Value v) {
+    if (!IS_OBJ(v) || AS_OBJ(v)->type != cuda_state(vm)->t_event)
+        vm_raise_kind(vm, TypeError, "expected a CUDA event (cuda.event()), not '%s'", vm_type_name(vm, v));
+    Event *e = (Event *)AS_OBJ(v);
+    if (e->e && e->gen != vm->cuda->gen)
+        vm_raise_kind(vm, ValueError, "this event belongs to a CUDA context that was reset or replaced");
+    return e;
+}
+
+static Value f_event(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    Value timing = kw_take(vm, kwargs, "timing");
+    kw_done(vm, "event", kwargs);
+    arg_count(vm, "event", argc, 0, 1);
+    if (argc == 1) timing = argv[0];
+    CudaState *st = cuda_state(vm);
+    GpuCuda *c = cuda_gpu(vm);
+    Event *e = gc_alloc_obj(vm, st->t_event, sizeof(Event));
+    e->host_ms = -1;
+    e->gen = st->gen;
+    if (c) {
+        char err[GPU_CUDA_ERRSIZE];
+        int status = gpu_cuda_event_create(c, IS_EMPTY(timing) || vm_truthy(vm, timing), &e->e, err, sizeof err);
+        if (status) cuda_raise_status(vm, status, err);
+    }
+    return OBJ_VAL(e);
+}
+
+static void event_finalize(VM *vm, Obj *o) {
+    Event *e = (Event *)o;
+    if (!e->e || !vm->cuda || !vm->cuda->gpu || e->gen != vm->cuda->gen) return;
+    gpu_cuda_event_destroy(vm->cuda->gpu, e->e, NULL, 0);
+}
+
+/* e.record(stream=0) */
+static Value m_event_record(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    Value stream = kw_take(vm, kwargs, "stream");
+    kw_done(vm, "record", kwargs);
+    arg_count(vm, "record", argc, 1, 2);
+    if (argc == 2) stream = argv[1];
+    Event *e = as_event(vm, argv[0]);
+    CUstream s = cuda_stream_of(vm, stream);
+    if (!e->e) {
+        e->host_ms = now_ms();
+        return NONE_VAL;
+    }
+    char err[GPU_CUDA_ERRSIZE];
+    int status = gpu_cuda_event_record(vm->cuda->gpu, e->e, s, err, sizeof err);
+    if (status) cuda_raise_status(vm, status, err);
+    return NONE_VAL;
+}
+
+static Value m_event_synchronize(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    arg_count(vm, "synchronize", argc, 1, 1);
+    kw_none(vm, "synchronize", kwargs);
+    Event *e = as_event(vm, argv[0]);
+    if (!e->e) return NONE_VAL;
+    char err[GPU_CUDA_ERRSIZE];
+    int status = gpu_cuda_event_synchronize(vm->cuda->gpu, e->e, err, sizeof err);
+    if (status) cuda_raise_status(vm, status, err);
+    return NONE_VAL;
+}
+
+/* e.wait(stream=0): work queued on stream after this waits for e. */
+static Value m_event_wait(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    Value stream = kw_take(vm, kwargs, "stream");
+    kw_done(vm, "wait", kwargs);
+    arg_count(vm, "wait", argc, 1, 2);
+    if (argc == 2) stream = argv[1];
+    Event *e = as_event(vm, argv[0]);
+    CUstream s = cuda_stream_of(vm, stream);
+    if (!e->e) return NONE_VAL;
+    char err[GPU_CUDA_ERRSIZE];
+    int status = gpu_cuda_stream_wait_event(vm->cuda->gpu, s, e->e, err, sizeof err);
+    if (status) cuda_raise_status(vm, status, err);
+    return NONE_VAL;
+}
+
+static Value m_event_query(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    arg_count(vm, "query", argc, 1, 1);
+    kw_none(vm, "query", kwargs);
+    Event *e = as_event(vm, argv[0]);
+    if (!e->e) return BOOL_VAL(true);
+    bool done = false;
+    char err[GPU_CUDA_ERRSIZE];
+    int status = gpu_cuda_event_query(vm->cuda->gpu, e->e, &done, err, sizeof err);
+    if (status) cuda_raise_status(vm, status, err);
+    return BOOL_VAL(done);
+}
+
+/* cuda.event_elapsed_time(start, end) → milliseconds (float) */
+static Value f_event_elapsed_time(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    arg_count(vm, "event_elapsed_time", argc, 2, 2);
+    kw_none(vm, "event_elapsed_time", kwargs);
+    Event *a = as_event(vm, argv[0]), *b = as_event(vm, argv[1]);
+    if (!a->e || !b->e) {
+        if (a->host_ms < 0 || b->host_ms < 0)
+            vm_raise_kind(vm, RuntimeError, "event_elapsed_time(): both events must have been recorded");
+        return FLOAT_VAL(b->host_ms - a->host_ms);
+    }
+    float ms = 0;
+    char err[GPU_CUDA_ERRSIZE];
+    int status = gpu_cuda_event_elapsed(vm->cuda->gpu, a->e, b->e, &ms, err, sizeof err);
+    if (status) cuda_raise_status(vm, status, err);
+    return FLOAT_VAL((double)ms);
+}
+
+static Value m_event_elapsed_time(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    arg_count(vm, "elapsed_time", argc, 2, 2);
+    Value args[2] = {argv[0], argv[1]};
+    return f_event_elapsed_time(vm, 2, args, kwargs);
 }
 
 static Value f_host_jit(VM *vm, int argc, Value *argv, Dict *kwargs) {
@@ -158,6 +588,8 @@ static void cuda_free_hook(VM *vm) {
     cuda_dispatch_free_all(vm, st);
     if (st->device) gpu_cpu_free(st->device);
     st->device = NULL;
+    if (st->gpu) gpu_cuda_close(st->gpu);
+    st->gpu = NULL;
     free(st);
     vm->cuda = NULL;
 }
@@ -199,8 +631,27 @@ static void build_cuda(VM *vm, CudaState *st) {
     st->t_intrinsic = t;
     t = type_new_builtin(vm, "Stream", vm->t_object, 0);
     t->repr = stream_repr;
+    t->finalize = stream_finalize;
     type_add_method(vm, t, "synchronize", m_stream_synchronize);
     st->t_stream = t;
+    t = type_new_builtin(vm, "Event", vm->t_object, 0);
+    t->finalize = event_finalize;
+    type_add_method(vm, t, "record", m_event_record);
+    type_add_method(vm, t, "synchronize", m_event_synchronize);
+    type_add_method(vm, t, "wait", m_event_wait);
+    type_add_method(vm, t, "query", m_event_query);
+    type_add_method(vm, t, "elapsed_time", m_event_elapsed_time);
+    st->t_event = t;
+    t = type_new_builtin(vm, "Device", vm->t_object, 0);
+    t->getattr = device_getattr;
+    t->repr = device_repr;
+    type_add_method(vm, t, "reset", m_device_reset);
+    st->t_device = t;
+    Type *tg = type_new_builtin(vm, "_DeviceList", vm->t_object, 0);
+    tg->len = gpus_len;
+    tg->getitem = gpus_getitem;
+    tg->repr = gpus_repr;
+    st->t_api_error = type_new_builtin(vm, "CudaAPIError", vm->exc[EXC_RuntimeError], TYPE_EXCEPTION | TYPE_BASETYPE);
     st->t_typing_error = type_new_builtin(vm, "TypingError", vm->exc[EXC_TypeError], TYPE_EXCEPTION | TYPE_BASETYPE);
     dict_set_cstr(vm, st->t_typing_error->dict, "__module__", STR_VAL(str_cstr(vm, "numba.core.errors")));
     cuda_array_init(vm, st);
@@ -226,10 +677,16 @@ static void build_cuda(VM *vm, CudaState *st) {
         {"detect", f_detect},
         {"synchronize", f_synchronize},
         {"stream", f_stream},
-        {"default_stream", f_stream},
+        {"default_stream", f_default_stream},
+        {"event", f_event},
+        {"event_elapsed_time", f_event_elapsed_time},
+        {"get_current_device", f_get_current_device},
+        {"select_device", f_select_device},
     };
     for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) module_add_function(vm, m, fns[i].name, fns[i].fn);
 
+    dict_set_cstr(vm, m->dict, "CudaAPIError", OBJ_VAL(st->t_api_error));
+    dict_set_cstr(vm, m->dict, "gpus", OBJ_VAL(gc_alloc_obj(vm, tg, sizeof(Obj))));
     static const char *const dims[] = {"threadIdx", "blockIdx", "blockDim", "gridDim"};
     for (int i = 0; i < 4; i++) dict_set_cstr(vm, m->dict, dims[i], intr_new(vm, dims[i], INTR_DIM3));
     static const char *const kfns[] = {"grid", "gridsize", "syncthreads", "syncwarp", "threadfence",

@@ -4,7 +4,9 @@
 **
 ** On the CPU device, device memory is host memory: a device array wraps an
 ** NDArray that owns a separate buffer (to_device copies), so programs see
-** the same copy semantics they would on a GPU. Indexing goes through the
+** the same copy semantics they would on a GPU. On a GPU the data lives in
+** device memory (see DevArray in cuda_priv.h): the host NDArray is a mirror
+** refreshed from the device when the host reads it. Indexing goes through the
 ** wrapped host array; slices stay device arrays (views), as in Numba.
 */
 #include <string.h>
@@ -28,8 +30,106 @@ Value cuda_devarray_wrap(VM *vm, NDArray *a) {
     vm_push_root(vm, OBJ_VAL(a));
     DevArray *d = gc_alloc_obj(vm, cuda_state(vm)->t_devarray, sizeof(DevArray));
     d->host = OBJ_VAL(a);
+    d->owner = NONE_VAL;
     vm_pop_roots(vm, 1);
     return OBJ_VAL(d);
+}
+
+/* ------------------------------------------------------------ GPU memory */
+
+static DevArray *owner_of(DevArray *d) { return IS_NONE(d->owner) ? d : (DevArray *)AS_OBJ(d->owner); }
+
+/* Raises unless the array's allocation belongs to the live context. */
+static GpuCuda *live_gpu(VM *vm, DevArray *d) {
+    CudaState *st = vm->cuda;
+    if (owner_of(d)->gen != st->gen)
+        vm_raise_kind(vm, ValueError, "this device array belongs to a CUDA context that was reset or replaced");
+    return st->gpu;
+}
+
+/* A GPU device array whose mirror is a (owning its buffer, contiguous):
+** allocates the device memory and uploads a (upload) or zeroes it. When
+** the device is full, collects garbage once (freeing unreachable device
+** arrays) and retries. */
+static Value gpu_array_new(VM *vm, GpuCuda *c, NDArray *a, bool upload) {
+    vm_push_root(vm, OBJ_VAL(a));
+    Value v = cuda_devarray_wrap(vm, a);
+    vm_push_root(vm, v);
+    DevArray *d = as_dev(v);
+    size_t bytes = (size_t)a->size * nd_itemsize(a->dtype);
+    char err[GPU_CUDA_ERRSIZE];
+    int status = gpu_cuda_malloc(c, bytes, &d->base, err, sizeof err);
+    if (status == CUDA_ERROR_OUT_OF_MEMORY) {
+        gc_collect(vm);
+        status = gpu_cuda_malloc(c, bytes, &d->base, err, sizeof err);
+    }
+    if (status) cuda_raise_status(vm, status, err);
+    d->dptr = d->base;
+    d->bytes = bytes;
+    d->gen = vm->cuda->gen;
+    status = upload ? gpu_cuda_memcpy_htod(c, d->base, a->data, bytes, err, sizeof err)
+                    : gpu_cuda_memset(c, d->base, 0, bytes, err, sizeof err);
+    if (status) cuda_raise_status(vm, status, err);
+    vm_pop_roots(vm, 2);
+    return v;
+}
+
+static void devarray_finalize(VM *vm, Obj *o) {
+    DevArray *d = (DevArray *)o;
+    if (!d->base || !vm->cuda || !vm->cuda->gpu || d->gen != vm->cuda->gen) return;
+    gpu_cuda_free(vm->cuda->gpu, d->base, NULL, 0);
+    d->base = 0;
+}
+
+CUdeviceptr cuda_devarray_ptr(VM *vm, Value v) {
+    DevArray *d = as_dev(v);
+    if (d->dptr) live_gpu(vm, d);
+    return d->dptr;
+}
+
+void cuda_devarray_download(VM *vm, Value v) {
+    DevArray *d = as_dev(v);
+    if (!d->dptr) return;
+    GpuCuda *c = live_gpu(vm, d);
+    DevArray *o = owner_of(d);
+    char err[GPU_CUDA_ERRSIZE];
+    int status = gpu_cuda_memcpy_dtoh(c, ((NDArray *)AS_OBJ(o->host))->data, o->base, o->bytes, err, sizeof err);
+    if (status) cuda_raise_status(vm, status, err);
+}
+
+/* After the mirror of v changed on the host: writes its owner's whole mirror back. */
+static void upload(VM *vm, Value v) {
+    DevArray *d = as_dev(v);
+    if (!d->dptr) return;
+    GpuCuda *c = live_gpu(vm, d);
+    DevArray *o = owner_of(d);
+    char err[GPU_CUDA_ERRSIZE];
+    int status = gpu_cuda_memcpy_htod(c, o->base, ((NDArray *)AS_OBJ(o->host))->data, o->bytes, err, sizeof err);
+    if (status) cuda_raise_status(vm, status, err);
+}
+
+/* Wraps an NDArray made from v's mirror: a view of the same buffer becomes
+** a device view; anything else (a copy) a new device array. */
+static Value wrap_derived(VM *vm, Value v, NDArray *r) {
+    DevArray *d = as_dev(v);
+    if (!d->dptr) return cuda_devarray_wrap(vm, r);
+    DevArray *o = owner_of(d);
+    NDArray *oh = (NDArray *)AS_OBJ(o->host);
+    if (r->data >= oh->data && r->data <= oh->data + o->bytes) {
+        vm_push_root(vm, OBJ_VAL(r));
+        Value w = cuda_devarray_wrap(vm, r);
+        DevArray *wd = as_dev(w);
+        wd->owner = OBJ_VAL(o);
+        wd->dptr = o->base + (CUdeviceptr)(r->data - oh->data);
+        vm_pop_roots(vm, 1);
+        return w;
+    }
+    if (!(r->flags & ND_C_CONTIGUOUS) || r->nbytes_owned == 0) {
+        vm_push_root(vm, OBJ_VAL(r));
+        r = nd_copy(vm, r);
+        vm_pop_roots(vm, 1);
+    }
+    return gpu_array_new(vm, vm->cuda->gpu, r, true);
 }
 
 void cuda_copy_strided(NDArray *dst, const NDArray *src) {
@@ -93,12 +193,17 @@ Value cuda_f_to_device(VM *vm, int argc, Value *argv, Dict *kwargs) {
         if (!cuda_is_devarray(vm, to))
             vm_raise_kind(vm, TypeError, "to_device(): 'to' must be a device array, not '%s'", vm_type_name(vm, to));
         check_same(vm, "to_device", dev_host(to), src);
+        cuda_devarray_download(vm, to);
         cuda_copy_strided(dev_host(to), src);
+        upload(vm, to);
         vm_pop_roots(vm, 1);
         return to;
     }
+    GpuCuda *gpu = cuda_gpu(vm);
+    if (gpu && cuda_is_devarray(vm, argv[0])) cuda_devarray_download(vm, argv[0]);
     NDArray *c = nd_copy(vm, src);
     vm_pop_roots(vm, 1);
+    if (gpu) return gpu_array_new(vm, gpu, c, true);
     return cuda_devarray_wrap(vm, c);
 }
 
@@ -166,6 +271,8 @@ static NDArray *array_from_args(VM *vm, const char *fname, int argc, Value *argv
 /* cuda.device_array(shape, dtype=np.float64, strides=None, order='C', stream=0) */
 Value cuda_f_device_array(VM *vm, int argc, Value *argv, Dict *kwargs) {
     NDArray *a = array_from_args(vm, "device_array", argc, argv, kwargs);
+    GpuCuda *gpu = cuda_gpu(vm);
+    if (gpu) return gpu_array_new(vm, gpu, a, false);
     return cuda_devarray_wrap(vm, a);
 }
 
@@ -184,12 +291,17 @@ Value cuda_f_device_array_like(VM *vm, int argc, Value *argv, Dict *kwargs) {
         vm_raise_kind(vm, TypeError, "device_array_like() needs an array, not '%s'", vm_type_name(vm, argv[0]));
     bool fortran = !(src->flags & ND_C_CONTIGUOUS) && (src->flags & ND_F_CONTIGUOUS);
     NDArray *a = new_array(vm, src->dtype, src->ndim, src->shape, fortran);
+    GpuCuda *gpu = cuda_gpu(vm);
+    if (gpu) return gpu_array_new(vm, gpu, a, false);
     return cuda_devarray_wrap(vm, a);
 }
 
 /* --------------------------------------------------------- DeviceNDArray */
 
-static void dev_mark(VM *vm, Obj *o) { gc_mark_value(vm, ((DevArray *)o)->host); }
+static void dev_mark(VM *vm, Obj *o) {
+    gc_mark_value(vm, ((DevArray *)o)->host);
+    gc_mark_value(vm, ((DevArray *)o)->owner);
+}
 
 static Value dev_repr(VM *vm, Value self) {
     return STR_VAL(str_printf(vm, "<numba.cuda.cudadrv.devicearray.DeviceNDArray object at %p>", (void *)AS_OBJ(self)));
@@ -217,14 +329,31 @@ static Value dev_getattr(VM *vm, Value self, Str *name) {
 
 static Value dev_getitem(VM *vm, Value self, Value key) {
     Value r = vm_getitem(vm, as_dev(self)->host, key);
-    if (nd_check(vm, r)) return cuda_devarray_wrap(vm, (NDArray *)AS_OBJ(r));
+    if (nd_check(vm, r)) {
+        NDArray *ra = (NDArray *)AS_OBJ(r);
+        if (as_dev(self)->dptr && ra->nbytes_owned) { /* a copy (fancy indexing): take it from fresh data */
+            cuda_devarray_download(vm, self);
+            r = vm_getitem(vm, as_dev(self)->host, key);
+            ra = (NDArray *)AS_OBJ(r);
+        }
+        return wrap_derived(vm, self, ra);
+    }
+    if (as_dev(self)->dptr) { /* an element: read it from the device */
+        cuda_devarray_download(vm, self);
+        r = vm_getitem(vm, as_dev(self)->host, key);
+    }
     return r;
 }
 
 static void dev_setitem(VM *vm, Value self, Value key, Value value) {
     if (IS_EMPTY(value)) vm_raise_kind(vm, TypeError, "device arrays do not support item deletion");
-    if (cuda_is_devarray(vm, value)) value = as_dev(value)->host;
+    if (cuda_is_devarray(vm, value)) {
+        cuda_devarray_download(vm, value);
+        value = as_dev(value)->host;
+    }
+    cuda_devarray_download(vm, self);
     vm_setitem(vm, as_dev(self)->host, key, value);
+    upload(vm, self);
 }
 
 static int64_t dev_len(VM *vm, Value self) {
@@ -241,6 +370,7 @@ static Value m_copy_to_host(VM *vm, int argc, Value *argv, Dict *kwargs) {
     arg_count(vm, "copy_to_host", argc, 1, 3);
     if (argc >= 2) ary = argv[1];
     NDArray *a = dev_host(argv[0]);
+    cuda_devarray_download(vm, argv[0]);
     if (IS_EMPTY(ary) || IS_NONE(ary)) return OBJ_VAL(nd_copy(vm, a));
     if (!nd_check(vm, ary))
         vm_raise_kind(vm, TypeError, "copy_to_host(): ary must be a numpy array, not '%s'", vm_type_name(vm, ary));
@@ -259,7 +389,10 @@ static Value m_copy_to_device(VM *vm, int argc, Value *argv, Dict *kwargs) {
     if (!src) src = nd_from_value(vm, argv[1], dev_host(argv[0])->dtype);
     vm_push_root(vm, OBJ_VAL(src));
     check_same(vm, "copy_to_device", dev_host(argv[0]), src);
+    if (cuda_is_devarray(vm, argv[1])) cuda_devarray_download(vm, argv[1]);
+    cuda_devarray_download(vm, argv[0]);
     cuda_copy_strided(dev_host(argv[0]), src);
+    upload(vm, argv[0]);
     vm_pop_roots(vm, 1);
     return NONE_VAL;
 }
@@ -278,8 +411,9 @@ static Value m_is_f_contiguous(VM *vm, int argc, Value *argv, Dict *kwargs) {
 
 /* d.reshape(...), d.ravel(): through the host array, kept on the device. */
 static Value forward_view(VM *vm, const char *method, int argc, Value *argv) {
+    cuda_devarray_download(vm, argv[0]);
     Value r = vm_call_method(vm, as_dev(argv[0])->host, cstr_name(vm, method), argc - 1, argv + 1);
-    if (nd_check(vm, r)) return cuda_devarray_wrap(vm, (NDArray *)AS_OBJ(r));
+    if (nd_check(vm, r)) return wrap_derived(vm, argv[0], (NDArray *)AS_OBJ(r));
     return r;
 }
 
@@ -301,6 +435,7 @@ void cuda_array_init(VM *vm, CudaState *st) {
     t->setitem = dev_setitem;
     t->len = dev_len;
     t->mark = dev_mark;
+    t->finalize = devarray_finalize;
     dict_set_cstr(vm, t->dict, "__module__", STR_VAL(str_cstr(vm, "numba.cuda.cudadrv.devicearray")));
     type_add_method(vm, t, "copy_to_host", m_copy_to_host);
     type_add_method(vm, t, "copy_to_device", m_copy_to_device);

@@ -30,6 +30,12 @@ typedef struct Spec {
     const JType **types; /* gc_malloc'd, nargs entries (the cache key) */
     JitKernel *k;        /* CPU target (+ PTX when GPY_DUMP_PTX was set) */
     JitKernel *ptx;      /* a PTX-only compile made for inspect_asm, or NULL */
+    /* GPU: k holds PTX for the device's compute capability, loaded lazily */
+    bool gpu;            /* compiled for the GPU */
+    bool loaded;         /* mod/fn valid for context generation gen */
+    uint32_t gen;
+    CUmodule mod;
+    GpuCudaFunction fn;
 } Spec;
 
 struct Dispatcher {
@@ -51,6 +57,7 @@ typedef struct Launch {
     Value disp;
     uint32_t grid[3], block[3];
     size_t dyn_shared;
+    Value stream;  /* the 3rd item of the configuration, or NONE */
 } Launch;
 
 static Dispatcher *as_disp(Value v) { return (Dispatcher *)AS_OBJ(v); }
@@ -312,6 +319,8 @@ int cuda_parse_signature(VM *vm, const char *s, const JType **out, int max, cons
 /* ---------------------------------------------------------------- compile */
 
 static void free_spec(VM *vm, Spec *s) {
+    CudaState *st = vm->cuda;
+    if (s->loaded && st && st->gpu && s->gen == st->gen) gpu_cuda_module_unload(st->gpu, s->mod, NULL, 0);
     if (s->k) jit_kernel_free(vm, s->k);
     if (s->ptx) jit_kernel_free(vm, s->ptx);
     if (s->types) gc_free(vm, (void *)s->types, (size_t)(s->nargs ? s->nargs : 1) * sizeof(JType *));
@@ -367,10 +376,16 @@ static Spec *compile_spec(VM *vm, Dispatcher *d, int nargs, const JType *const *
     const JType **types = gc_malloc(vm, (size_t)(nargs ? nargs : 1) * sizeof(JType *));
     for (int i = 0; i < nargs; i++) types[i] = tys[i];
     const char *dump = getenv("GPY_DUMP_PTX");
-    int targets = JIT_TARGET_CPU | (dump && *dump ? JIT_TARGET_PTX : 0);
+    GpuCuda *gpu = cuda_gpu(vm);
+    int targets = gpu ? JIT_TARGET_PTX : JIT_TARGET_CPU | (dump && *dump ? JIT_TARGET_PTX : 0);
+    int cc = 0;
+    if (gpu) {
+        const GpuCudaProps *p = gpu_cuda_props(gpu);
+        cc = p->cc_major * 10 + p->cc_minor;
+    }
     char err[4096];
     err[0] = '\0';
-    JitKernel *k = jit_compile(vm, disp_fn(d), nargs, types, targets, 0, d->fastmath, err, sizeof err);
+    JitKernel *k = jit_compile(vm, disp_fn(d), nargs, types, targets, cc, d->fastmath, err, sizeof err);
     if (!k) {
         gc_free(vm, (void *)types, (size_t)(nargs ? nargs : 1) * sizeof(JType *));
         vm_raise(vm, st->t_typing_error, "%s", err[0] ? err : "kernel compilation failed");
@@ -381,7 +396,9 @@ static Spec *compile_spec(VM *vm, Dispatcher *d, int nargs, const JType *const *
     s->types = types;
     s->k = k;
     s->ptx = NULL;
-    if ((targets & JIT_TARGET_PTX) && !dump_ptx(dump, k, err, sizeof err)) vm_raise_kind(vm, OSError, "%s", err);
+    s->gpu = gpu != NULL;
+    s->loaded = false;
+    if ((targets & JIT_TARGET_PTX) && dump && *dump && !dump_ptx(dump, k, err, sizeof err)) vm_raise_kind(vm, OSError, "%s", err);
     return s;
 }
 
@@ -430,10 +447,21 @@ static Spec *find_eager(Dispatcher *d, int nargs, const JType *const *tys) {
 
 /* ---------------------------------------------------------- marshalling */
 
+/* A host array passed to a GPU kernel: copied in before, back out after. */
+typedef struct HostTemp {
+    NDArray *a;      /* the argument */
+    NDArray *c;      /* its contiguous copy (when a is not C-contiguous), or NULL */
+    CUdeviceptr d;
+    size_t bytes;
+} HostTemp;
+
 typedef struct Marshal {
     int n;
     uint64_t slots[MAX_PARAMS];
-    void *ptrs[MAX_PARAMS];
+    void *ptrs[MAX_PARAMS + 1];  /* + gpy's closing NULL (cuda_driver.h) */
+    GpuCuda *gpu;                /* launching on a GPU: arrays pass device pointers */
+    int ntemps;
+    HostTemp temps[MAX_ARGS];
 } Marshal;
 
 static bool push_slot(Marshal *m, const void *p, size_t size) {
@@ -443,6 +471,51 @@ static bool push_slot(Marshal *m, const void *p, size_t size) {
     m->ptrs[m->n] = &m->slots[m->n];
     m->n++;
     return true;
+}
+
+/* Copies a host array argument to a fresh device buffer (Numba's implicit
+** transfer); the launch copies it back and frees it (temps_finish). */
+static bool host_temp(VM *vm, Marshal *m, NDArray *a, CUdeviceptr *out, const int64_t **strides, char *err,
+                      size_t errsize) {
+    if (m->ntemps >= MAX_ARGS) {
+        snprintf(err, errsize, "too many host arrays in one launch");
+        return false;
+    }
+    HostTemp *t = &m->temps[m->ntemps];
+    t->a = a;
+    t->c = NULL;
+    t->d = 0;
+    t->bytes = (size_t)a->size * nd_itemsize(a->dtype);
+    const char *src = a->data;
+    if (!(a->flags & ND_C_CONTIGUOUS)) {
+        t->c = nd_copy(vm, a);
+        vm_push_root(vm, OBJ_VAL(t->c));
+        src = t->c->data;
+        *strides = t->c->strides;
+    }
+    m->ntemps++;
+    int status = gpu_cuda_malloc(m->gpu, t->bytes, &t->d, err, errsize);
+    if (status == 0) status = gpu_cuda_memcpy_htod(m->gpu, t->d, src, t->bytes, err, errsize);
+    *out = t->d;
+    return status == 0;
+}
+
+/* After a GPU launch (or a failed marshalling): copies host arrays back
+** (copy_back) and frees their device buffers. Returns a status, with the
+** first error's message in err. */
+static int temps_finish(VM *vm, Marshal *m, bool copy_back, char *err, size_t errsize) {
+    int first = 0;
+    for (int i = 0; i < m->ntemps; i++) {
+        HostTemp *t = &m->temps[i];
+        if (copy_back && first == 0 && t->d) {
+            first = gpu_cuda_memcpy_dtoh(m->gpu, t->c ? t->c->data : t->a->data, t->d, t->bytes, err, errsize);
+            if (first == 0 && t->c) cuda_copy_strided(t->a, t->c);
+        }
+        if (t->d) gpu_cuda_free(m->gpu, t->d, NULL, 0);
+        if (t->c) vm_pop_roots(vm, 1);
+    }
+    m->ntemps = 0;
+    return first;
 }
 
 /* Reads a numeric argument as int (is_int) or double. */
@@ -529,9 +602,20 @@ static bool marshal_value(VM *vm, const JType *t, Value v, Marshal *m, char *err
             return false;
         }
         void *data = a->data;
-        bool ok = push_slot(m, &data, sizeof data);
+        const int64_t *strides = a->strides;
+        bool ok = true;
+        if (m->gpu && cuda_is_devarray(vm, v)) {
+            CUdeviceptr p = cuda_devarray_ptr(vm, v);
+            ok = push_slot(m, &p, sizeof p);
+        } else if (m->gpu) {
+            CUdeviceptr p = 0;
+            if (!host_temp(vm, m, a, &p, &strides, err, errsize)) return false;
+            ok = push_slot(m, &p, sizeof p);
+        } else {
+            ok = push_slot(m, &data, sizeof data);
+        }
         for (int i = 0; ok && i < a->ndim; i++) ok = push_slot(m, &a->shape[i], 8);
-        for (int i = 0; ok && i < a->ndim; i++) ok = push_slot(m, &a->strides[i], 8);
+        for (int i = 0; ok && i < a->ndim; i++) ok = push_slot(m, &strides[i], 8);
         if (!ok) snprintf(err, errsize, "too many kernel parameters");
         return ok;
     }
@@ -587,6 +671,7 @@ static Value disp_getitem(VM *vm, Value self, Value key) {
     Tuple *t = AS_TUPLE(key);
     Launch *l = gc_alloc_obj(vm, cuda_state(vm)->t_launch, sizeof(Launch));
     l->disp = self;
+    l->stream = t->len >= 3 ? t->items[2] : NONE_VAL;
     parse_dim3(vm, t->items[0], l->grid, "griddim");
     parse_dim3(vm, t->items[1], l->block, "blockdim");
     uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
@@ -602,6 +687,59 @@ static Value disp_getitem(VM *vm, Value self, Value key) {
         l->dyn_shared = (size_t)sh;
     }
     return OBJ_VAL(l);
+}
+
+/* Loads a GPU spec's PTX into the current context (once per context). */
+static void load_spec(VM *vm, Dispatcher *d, Spec *s) {
+    CudaState *st = vm->cuda;
+    if (s->loaded && s->gen == st->gen) return;
+    s->loaded = false;
+    char err[GPU_CUDA_ERRSIZE];
+    int status = gpu_cuda_module_load_ptx(st->gpu, s->k->ptx ? s->k->ptx : "", &s->mod, NULL, 0, err, sizeof err);
+    if (status) cuda_raise_status(vm, status, err);
+    status = gpu_cuda_get_function(st->gpu, s->mod, s->k->entry, &s->fn, err, sizeof err);
+    if (status) {
+        gpu_cuda_module_unload(st->gpu, s->mod, NULL, 0);
+        char msg[GPU_CUDA_ERRSIZE + 64];
+        snprintf(msg, sizeof msg, "kernel '%s': %s", disp_name(d), err);
+        cuda_raise_status(vm, status, msg);
+    }
+    s->gen = st->gen;
+    s->loaded = true;
+}
+
+/* The GPU half of a launch: marshals device pointers (copying host arrays
+** in), launches on the stream, and copies host arrays back out (which waits
+** for the kernel, as in Numba). */
+static Value launch_gpu(VM *vm, Launch *l, Dispatcher *d, Spec *s, Marshal *m, int argc, Value *argv) {
+    char err[GPU_CUDA_ERRSIZE];
+    load_spec(vm, d, s);
+    CUstream stream = cuda_stream_of(vm, l->stream);
+    for (int i = 0; i < argc; i++)
+        if (!marshal_value(vm, s->types[i], argv[i], m, err, sizeof err)) {
+            char msg[GPU_CUDA_ERRSIZE + 64];
+            snprintf(msg, sizeof msg, "kernel '%s' argument %d: %s", disp_name(d), i + 1, err);
+            temps_finish(vm, m, false, err, sizeof err);
+            vm_raise_kind(vm, TypeError, "%s", msg);
+        }
+    m->ptrs[m->n] = NULL;
+    GpuCudaLaunch gl = {.shared_bytes = l->dyn_shared, .stream = stream, .params = m->ptrs};
+    for (int i = 0; i < 3; i++) {
+        gl.grid[i] = l->grid[i];
+        gl.block[i] = l->block[i];
+    }
+    int status = m->n != s->k->nparams ? GPU_CUDA_EARG : gpu_cuda_launch(vm->cuda->gpu, &s->fn, &gl, err, sizeof err);
+    if (m->n != s->k->nparams)
+        snprintf(err, sizeof err, "%d parameters marshalled, the compiled kernel takes %d", m->n, s->k->nparams);
+    char err2[GPU_CUDA_ERRSIZE];
+    int status2 = temps_finish(vm, m, status == 0, err2, sizeof err2);
+    if (status) {
+        char msg[GPU_CUDA_ERRSIZE + 64];
+        snprintf(msg, sizeof msg, "launch of kernel '%s' failed: %s", disp_name(d), err);
+        cuda_raise_status(vm, status, msg);
+    }
+    if (status2) cuda_raise_status(vm, status2, err2);
+    return NONE_VAL;
 }
 
 /* Runs one launch: types, cache, marshalling, CPU device. */
@@ -633,6 +771,9 @@ static Value launch_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs
     JitKernel *k = s->k;
     Marshal m;
     m.n = 0;
+    m.ntemps = 0;
+    m.gpu = s->gpu ? st->gpu : NULL;
+    if (m.gpu) return launch_gpu(vm, l, d, s, &m, argc, argv);
     for (int i = 0; i < argc; i++)
         if (!marshal_value(vm, s->types[i], argv[i], &m, err, sizeof err))
             vm_raise_kind(vm, TypeError, "kernel '%s' argument %d: %s", disp_name(d), i + 1, err);
@@ -644,6 +785,7 @@ static Value launch_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs
         if (!st->device) vm_raise_kind(vm, RuntimeError, "cannot create the CPU device");
         cuda_hook_order(vm);
     }
+    (void)cuda_stream_of(vm, l->stream); /* checks the argument; CPU launches are synchronous */
     CpuLaunch cl;
     for (int i = 0; i < 3; i++) {
         cl.grid[i] = l->grid[i];
@@ -659,7 +801,10 @@ static Value launch_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs
     return NONE_VAL;
 }
 
-static void launch_mark(VM *vm, Obj *o) { gc_mark_value(vm, ((Launch *)o)->disp); }
+static void launch_mark(VM *vm, Obj *o) {
+    gc_mark_value(vm, ((Launch *)o)->disp);
+    gc_mark_value(vm, ((Launch *)o)->stream);
+}
 
 static Value launch_repr(VM *vm, Value self) {
     Launch *l = (Launch *)AS_OBJ(self);

@@ -11,11 +11,15 @@
 #define GPY_STDLIB_CUDA_PRIV_H
 
 #include "../gpu/cpu_device.h"
+#include "../gpu/cuda_driver.h"
 #include "../jit/jit.h"
 #include "ndarray.h"
 #include "stdlib_priv.h"
 
 typedef struct Dispatcher Dispatcher;
+
+/* Which device runs kernels (decided at first use, never at import). */
+typedef enum CudaDevKind { CUDA_DEV_UNDECIDED, CUDA_DEV_CPU, CUDA_DEV_GPU, CUDA_DEV_FAILED } CudaDevKind;
 
 /* Per-VM state of the cuda module (vm->cuda). */
 typedef struct CudaState {
@@ -27,7 +31,14 @@ typedef struct CudaState {
     Type *t_intrinsic;        /* host-side stand-ins for threadIdx, syncthreads, ... */
     Type *t_stream;           /* cuda.stream(): launches are synchronous on the CPU device */
     Type *t_typing_error;     /* TypingError (a TypeError): kernel compile errors */
+    Type *t_event;            /* cuda.event() */
+    Type *t_device;           /* cuda.gpus[i], cuda.get_current_device() */
+    Type *t_api_error;        /* CudaAPIError (a RuntimeError): driver failures */
     CpuDevice *device;        /* created at the first launch */
+    CudaDevKind kind;         /* see cuda_device_kind */
+    GpuCuda *gpu;             /* CUDA_DEV_GPU: the selected device */
+    uint32_t gen;             /* bumped at each context reset/device change: older handles are dead */
+    char why[512];            /* CUDA_DEV_FAILED: why GPY_DEVICE=cuda cannot run */
     Dispatcher *dispatchers;  /* every live dispatcher (their kernels are freed at vm_free) */
     /* interned kernel types of scalars and arrays, looked up without hashing
     ** on the launch path: [dtype][ndim][layout C=0 / A=1] */
@@ -37,13 +48,32 @@ typedef struct CudaState {
 
 /* The state, created on first use (the module types are made there). */
 CudaState *cuda_state(VM *vm);
+/* The device that runs kernels, decided at the first call: GPY_DEVICE=cpu|cuda
+** forces one; otherwise the GPU when the driver opens with ≥1 device. */
+CudaDevKind cuda_device_kind(VM *vm);
+/* The GPU handle, or NULL on the CPU device; raises when GPY_DEVICE=cuda failed. */
+GpuCuda *cuda_gpu(VM *vm);
+/* Raises the exception for a gpu_cuda_* status (CudaAPIError for driver
+** errors, ValueError for limits, MemoryError, RuntimeError). */
+_Noreturn void cuda_raise_status(VM *vm, int status, const char *msg);
+/* The CUstream of a stream argument (a Stream, 0 or None → the default). */
+CUstream cuda_stream_of(VM *vm, Value v);
 /* Makes sure the cuda free hook runs before the jit's (see cuda.c). */
 void cuda_hook_order(VM *vm);
 
 /* ---- cuda_array.c ---- */
+/* On the CPU device, host is the data. On a GPU, the data lives in device
+** memory at dptr and host is a mirror with the same layout (shape, strides,
+** dtype; its bytes also make the GC count the device bytes), refreshed by
+** copy_to_host/indexing; views share their owner's allocation. */
 typedef struct DevArray {
     Obj obj;
-    Value host; /* the NDArray holding the data (CPU device memory is host memory) */
+    Value host;        /* the NDArray (data on the CPU device; mirror on a GPU) */
+    Value owner;       /* GPU views: the DevArray owning the allocation; NONE when this owns it */
+    CUdeviceptr dptr;  /* GPU: device address of host->data; 0 on the CPU device */
+    CUdeviceptr base;  /* GPU owner: the allocation */
+    size_t bytes;      /* GPU owner: its size */
+    uint32_t gen;      /* CudaState.gen when allocated */
 } DevArray;
 void cuda_array_init(VM *vm, CudaState *st);
 /* True when v is a device array. */
@@ -52,6 +82,10 @@ bool cuda_is_devarray(VM *vm, Value v);
 Value cuda_devarray_wrap(VM *vm, NDArray *a);
 /* The NDArray behind a host or device array; NULL when v is neither. */
 NDArray *cuda_array_of(VM *vm, Value v);
+/* GPU: the device address of a device array's data. */
+CUdeviceptr cuda_devarray_ptr(VM *vm, Value v);
+/* GPU: refreshes a device array's host mirror from device memory. */
+void cuda_devarray_download(VM *vm, Value v);
 /* Copies src into dst element by element (same shape and dtype, any strides). */
 void cuda_copy_strided(NDArray *dst, const NDArray *src);
 /* Module functions. */

@@ -8,6 +8,11 @@
 static Value arr_repr(VM *vm, Value self) { return STR_VAL(nd_format_array(vm, ND_AS(self), true)); }
 static Value arr_str(VM *vm, Value self) { return STR_VAL(nd_format_array(vm, ND_AS(self), false)); }
 
+static int64_t arr_hash(VM *vm, Value self) {
+    (void)self;
+    vm_raise_kind(vm, TypeError, "unhashable type: 'numpy.ndarray'");
+}
+
 static int64_t arr_len(VM *vm, Value self) {
     NDArray *a = ND_AS(self);
     if (a->ndim == 0) vm_raise_kind(vm, TypeError, "len() of unsized object");
@@ -66,6 +71,47 @@ static bool it_next(VM *vm, Value self, Value *out) {
 static Value it_len_fn(VM *vm, int argc, Value *argv, Dict *kw) {
     (void)vm; (void)argc; (void)kw;
     return INT_VAL(ND_AS(((NDIterObj *)AS_OBJ(argv[0]))->arr)->size);
+}
+
+/* a.flat[k] / a.flat[k] = v: C-order flat indexing; slices and index
+** arrays go through a 1-D view (contiguous arrays) or a copy (reads). */
+static char *flat_ptr(VM *vm, NDArray *a, int64_t k) {
+    int64_t i = k < 0 ? k + a->size : k;
+    if (i < 0 || i >= a->size)
+        vm_raise_kind(vm, IndexError, "index %lld is out of bounds for size %lld", (long long)k, (long long)a->size);
+    char *p = a->data;
+    for (int d = a->ndim - 1; d >= 0; d--) {
+        p += (i % a->shape[d]) * a->strides[d];
+        i /= a->shape[d];
+    }
+    return p;
+}
+static NDArray *flat_view(VM *vm, NDArray *a, bool for_write) {
+    if (a->flags & ND_C_CONTIGUOUS) return nd_view(vm, a, a->data, 1, &a->size, NULL);
+    if (for_write) vm_raise_kind(vm, TypeError, "gpy's numpy: a.flat[...] = v with slices needs a contiguous array");
+    NDArray *c = nd_copy(vm, a);
+    return nd_wrap(vm, c->dtype, c->data, 1, &c->size, NULL, OBJ_VAL(c));
+}
+static Value it_getitem(VM *vm, Value self, Value key) {
+    NDArray *a = ND_AS(((NDIterObj *)AS_OBJ(self))->arr);
+    if (IS_INTLIKE(key)) return nd_scalar_from_ptr(vm, a->dtype, flat_ptr(vm, a, AS_INTLIKE(key)));
+    NDArray *v = flat_view(vm, a, false);
+    vm_push_root(vm, OBJ_VAL(v));
+    Value r = nd_getitem(vm, OBJ_VAL(v), key);
+    vm_pop_roots(vm, 1);
+    return r;
+}
+static void it_setitem(VM *vm, Value self, Value key, Value value) {
+    NDArray *a = ND_AS(((NDIterObj *)AS_OBJ(self))->arr);
+    if (IS_EMPTY(value)) vm_raise_kind(vm, TypeError, "cannot delete array elements");
+    if (IS_INTLIKE(key)) {
+        nd_store_value(vm, a->dtype, flat_ptr(vm, a, AS_INTLIKE(key)), value);
+        return;
+    }
+    NDArray *v = flat_view(vm, a, true);
+    vm_push_root(vm, OBJ_VAL(v));
+    nd_setitem(vm, OBJ_VAL(v), key, value);
+    vm_pop_roots(vm, 1);
 }
 
 static Value arr_iter(VM *vm, Value self) {
@@ -339,6 +385,7 @@ void nd_array_type_init(VM *vm, NDState *st) {
     t->repr = arr_repr;
     t->str = arr_str;
     t->len = arr_len;
+    t->hash = arr_hash;
     t->truthy = arr_truthy;
     t->iter = arr_iter;
     t->getattr = arr_getattr;
@@ -357,6 +404,8 @@ void nd_array_type_init(VM *vm, NDState *st) {
     it->mark = it_mark;
     it->iter = it_iter;
     it->next = it_next;
+    it->getitem = it_getitem;
+    it->setitem = it_setitem;
     type_add_method(vm, it, "__len__", it_len_fn);
     st->t_iter = it;
 }

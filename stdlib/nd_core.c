@@ -142,7 +142,7 @@ bool nd_is_scalar(VM *vm, Value v) {
 }
 
 /* Bounds of the integer dtypes, for numpy 2's "Python integer out of bounds". */
-static bool int_fits(NDType dt, int64_t i) {
+bool nd_int_fits(NDType dt, int64_t i) {
     switch (dt) {
     case ND_INT8: return i >= -128 && i <= 127;
     case ND_INT16: return i >= -32768 && i <= 32767;
@@ -158,7 +158,7 @@ static bool int_fits(NDType dt, int64_t i) {
 void nd_store_value(VM *vm, NDType dt, void *p, Value v) {
     if (IS_BOOL(v)) nd_store_i(dt, p, AS_BOOL(v));
     else if (IS_INT(v)) {
-        if (!int_fits(dt, AS_INT(v)))
+        if (!nd_int_fits(dt, AS_INT(v)))
             vm_raise_kind(vm, OverflowError, "Python integer %lld out of bounds for %s", (long long)AS_INT(v),
                           dtype_names[dt]);
         nd_store_i(dt, p, AS_INT(v));
@@ -455,6 +455,35 @@ int nd_bcast_shape(VM *vm, NDArray *a, NDArray *b, int64_t *shape) {
     return nd;
 }
 
+/* The byte range an array touches. */
+static void extent(const NDArray *a, char **lo, char **hi) {
+    char *l = a->data, *h = a->data;
+    for (int d = 0; d < a->ndim; d++) {
+        if (a->shape[d] == 0) { *lo = *hi = a->data; return; }
+        int64_t span = (a->shape[d] - 1) * a->strides[d];
+        if (span < 0) l += span;
+        else h += span;
+    }
+    *lo = l;
+    *hi = h + nd_itemsize(a->dtype);
+}
+
+/* a and out share memory other than element for element (same layout). */
+bool nd_overlaps(const NDArray *a, const NDArray *out) {
+    if (a == out) return false;
+    char *l1, *h1, *l2, *h2;
+    extent(a, &l1, &h1);
+    extent(out, &l2, &h2);
+    if (h1 <= l2 || h2 <= l1) return false;
+    if (a->data == out->data && a->ndim == out->ndim && a->dtype == out->dtype) {
+        bool same = true;
+        for (int d = 0; d < a->ndim && same; d++)
+            same = a->shape[d] == out->shape[d] && a->strides[d] == out->strides[d];
+        if (same) return false;
+    }
+    return true;
+}
+
 void nd_assign(VM *vm, NDArray *dst, NDArray *src) {
     int64_t sst[ND_MAXDIM];
     if (!nd_bcast_strides(src, dst->ndim, dst->shape, sst)) {
@@ -469,8 +498,8 @@ void nd_assign(VM *vm, NDArray *dst, NDArray *src) {
         memmove(dst->data, src->data, (size_t)dst->size * itemsizes[dst->dtype]);
         return;
     }
-    /* overlapping memory (a[1:] = a[:-1]): go through a copy */
-    if (src->data != dst->data && !IS_NONE(src->base) && (vm_is(src->base, dst->base) || vm_is(src->base, OBJ_VAL(dst)))) {
+    /* overlapping memory (a[1:] = a[:-1], a[::-1] = a): go through a copy */
+    if (nd_overlaps(src, dst)) {
         NDArray *c = nd_copy(vm, src);
         vm_push_root(vm, OBJ_VAL(c));
         nd_assign(vm, dst, c);
@@ -645,6 +674,7 @@ Module *stdlib_numpy(VM *vm) {
     dict_set_cstr(vm, m->dict, "False_", nd_scalar_from_ptr(vm, ND_BOOL, &zero));
     nd_create_init(vm, m);
     nd_array_funcs_init(vm, m);
+    nd_create_more_init(vm, m);
     nd_ops_init(vm, st, m);
     nd_reduce_init(vm, st, m);
     vm_pop_roots(vm, 1);

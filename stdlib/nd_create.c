@@ -488,3 +488,79 @@ void nd_create_init(VM *vm, Module *m) {
     };
     for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) module_add_function(vm, m, fns[i].name, fns[i].fn);
 }
+
+/* np.tile(a, reps): the array repeated reps times along each axis. */
+static Value f_tile(VM *vm, int argc, Value *argv, Dict *kw) {
+    kw_done(vm, "tile", kw);
+    arg_between(vm, "tile", argc, 2, 2);
+    NDArray *a = nd_array_from(vm, argv[0], -1, false);
+    vm_push_root(vm, OBJ_VAL(a));
+    int64_t reps[ND_MAXDIM];
+    int nr = nd_parse_shape(vm, argv[1], reps);
+    int nd = a->ndim > nr ? a->ndim : nr;
+    int64_t ash[ND_MAXDIM], ast[ND_MAXDIM], rp[ND_MAXDIM], shape[ND_MAXDIM];
+    for (int d = 0; d < nd; d++) {
+        int da = d - (nd - a->ndim), dr = d - (nd - nr);
+        ash[d] = da >= 0 ? a->shape[da] : 1;
+        ast[d] = da >= 0 ? a->strides[da] : 0;
+        rp[d] = dr >= 0 ? reps[dr] : 1;
+        shape[d] = ash[d] * rp[d];
+    }
+    NDArray *r = nd_new(vm, a->dtype, nd, shape);
+    size_t is = nd_itemsize(a->dtype);
+    int64_t idx[ND_MAXDIM] = {0};
+    for (int64_t k = 0; k < r->size; k++) {
+        char *p = a->data;
+        for (int d = 0; d < nd; d++) p += (idx[d] % ash[d]) * ast[d];
+        memcpy(r->data + (size_t)k * is, p, is);
+        for (int d = nd - 1; d >= 0; d--) {
+            if (++idx[d] < shape[d]) break;
+            idx[d] = 0;
+        }
+    }
+    vm_pop_roots(vm, 1);
+    return OBJ_VAL(r);
+}
+
+/* np.repeat(a, n, axis=None): each element (or slice along axis) n times. */
+static Value f_repeat(VM *vm, int argc, Value *argv, Dict *kw) {
+    Value axv = kw_take(vm, kw, "axis");
+    kw_done(vm, "repeat", kw);
+    arg_between(vm, "repeat", argc, 2, 3);
+    if (argc == 3) axv = argv[2];
+    int64_t n = vm_to_index(vm, argv[1]);
+    if (n < 0) vm_raise_kind(vm, ValueError, "repeats may not contain negative values.");
+    NDArray *a = nd_array_from(vm, argv[0], -1, false);
+    vm_push_root(vm, OBJ_VAL(a));
+    if (IS_EMPTY(axv) || IS_NONE(axv)) {
+        a = nd_copy(vm, a);
+        a = nd_wrap(vm, a->dtype, a->data, 1, &a->size, NULL, OBJ_VAL(a));
+        axv = INT_VAL(0);
+    }
+    vm_push_root(vm, OBJ_VAL(a));
+    int ax = norm_axis(vm, vm_to_index(vm, axv), a->ndim);
+    int64_t shape[ND_MAXDIM];
+    memcpy(shape, a->shape, sizeof(int64_t) * (size_t)a->ndim);
+    shape[ax] *= n;
+    NDArray *r = nd_new(vm, a->dtype, a->ndim, shape);
+    vm_push_root(vm, OBJ_VAL(r));
+    int64_t sub[ND_MAXDIM];
+    memcpy(sub, a->shape, sizeof(int64_t) * (size_t)a->ndim);
+    sub[ax] = 1;
+    for (int64_t i = 0; i < a->shape[ax]; i++)
+        for (int64_t j = 0; j < n; j++) {
+            NDArray *src = nd_view(vm, a, a->data + i * a->strides[ax], a->ndim, sub, a->strides);
+            vm_push_root(vm, OBJ_VAL(src));
+            NDArray *dst = nd_view(vm, r, r->data + (i * n + j) * r->strides[ax], r->ndim, sub, r->strides);
+            vm_push_root(vm, OBJ_VAL(dst));
+            nd_assign(vm, dst, src);
+            vm_pop_roots(vm, 2);
+        }
+    vm_pop_roots(vm, 3);
+    return OBJ_VAL(r);
+}
+
+void nd_create_more_init(VM *vm, Module *m) {
+    module_add_function(vm, m, "tile", f_tile);
+    module_add_function(vm, m, "repeat", f_repeat);
+}

@@ -292,6 +292,9 @@ static Value binary(VM *vm, UFn f, Value x, Value y, NDArray *out) {
     if (!wa && !wb) ct = nd_promote(A->dtype, B->dtype);
     else if (wa && wb) ct = wa == 3 || wb == 3 ? ND_FLOAT64 : wa == 2 || wb == 2 ? ND_INT64 : ND_BOOL;
     else ct = weak_type(wa ? B->dtype : A->dtype, wa ? wa : wb);
+    /* numpy 2 compares with an out-of-range Python int exactly (uint8 > -1) */
+    if (is_cmp(f) && (wa == 2 || wb == 2) && !nd_int_fits(ct, AS_INT(wa == 2 ? x : y)))
+        ct = nd_promote(ct, ND_INT64);
     if ((f == U_TDIV || f == U_ATAN2 || f == U_HYPOT) && !nd_is_float(ct)) ct = f == U_TDIV ? ND_FLOAT64 : float_for(ct);
     if (ct == ND_BOOL && (f == U_POW || f == U_FDIV || f == U_MOD || f == U_LSH || f == U_RSH)) ct = ND_INT8;
     if (ct == ND_BOOL && f == U_SUB)
@@ -319,6 +322,13 @@ static Value binary(VM *vm, UFn f, Value x, Value y, NDArray *out) {
                           ufn_names[f], nd_dtype_name(ot), nd_dtype_name(out->dtype));
     }
     int fa, fb;
+    if (out) { /* numpy copies inputs that partly overlap the output */
+        if (A && nd_overlaps(A, out)) A = nd_copy(vm, A);
+        if (B && nd_overlaps(B, out)) B = nd_copy(vm, B);
+        vm_pop_roots(vm, 2); /* re-root the operands actually used */
+        vm_push_root(vm, A ? OBJ_VAL(A) : x);
+        vm_push_root(vm, B ? OBJ_VAL(B) : y);
+    }
     NDArray *PA = prepare(vm, A, x, wa, ft, nd, shape, &fa);
     vm_push_root(vm, OBJ_VAL(PA));
     NDArray *PB = prepare(vm, B, y, wb, ft, nd, shape, &fb);

@@ -79,6 +79,8 @@ void nd_store_i(NDType dt, void *p, int64_t i);
 void nd_store_u(NDType dt, void *p, uint64_t u);
 /* Element conversion with numpy's casting (float->int truncates). */
 void nd_cast1(NDType dd, void *pd, NDType sd, const void *ps);
+/* Python int i is representable in integer dtype dt (always true for others). */
+bool nd_int_fits(NDType dt, int64_t i);
 /* Stores a Python value (number or numpy scalar) as dtype dt at p. */
 void nd_store_value(VM *vm, NDType dt, void *p, Value v);
 /* The Python value of an element (int/float/bool) for tolist()/item(). */
@@ -106,6 +108,8 @@ NDArray *nd_view(VM *vm, NDArray *src, char *data, int ndim, const int64_t *shap
 bool nd_bcast_strides(NDArray *a, int ndim, const int64_t *shape, int64_t *out);
 /* The broadcast shape of two arrays, or ValueError numpy's way. */
 int nd_bcast_shape(VM *vm, NDArray *a, NDArray *b, int64_t *shape);
+/* True when a and out share memory other than element for element. */
+bool nd_overlaps(const NDArray *a, const NDArray *out);
 /* dst[...] = src with broadcasting and casting. */
 void nd_assign(VM *vm, NDArray *dst, NDArray *src);
 /* "(3,)" / "(2,3)" into buf. */
@@ -129,10 +133,12 @@ void nd_scalar_init(VM *vm, NDState *st);
 void nd_array_type_init(VM *vm, NDState *st);
 void nd_create_init(VM *vm, Module *m);
 void nd_array_funcs_init(VM *vm, Module *m);
+void nd_create_more_init(VM *vm, Module *m);
 void nd_ops_init(VM *vm, NDState *st, Module *m);
 void nd_ops_methods_init(VM *vm, NDState *st);
 void nd_ops_extra_init(VM *vm, NDState *st, Module *m);
 void nd_reduce_init(VM *vm, NDState *st, Module *m);
+void nd_sort_more_init(VM *vm, Module *m);
 /* ops entry points used by scalars */
 Value nd_binop(VM *vm, BinOp op, Value x, Value y);
 Value nd_compare(VM *vm, CmpOp op, Value x, Value y);

@@ -409,6 +409,7 @@ static Value f_count_nonzero(VM *vm, int argc, Value *argv, Dict *kw) {
 }
 
 void nd_sort_init(VM *vm, NDState *st, Module *m);
+
 void nd_linalg_init(VM *vm, NDState *st, Module *m);
 
 void nd_reduce_init(VM *vm, NDState *st, Module *m) {

@@ -222,6 +222,51 @@ void nd_sort_init(VM *vm, NDState *st, Module *m) {
     module_add_function(vm, m, "sort", f_sort);
     module_add_function(vm, m, "argsort", f_argsort);
     module_add_function(vm, m, "unique", f_unique);
+    nd_sort_more_init(vm, m);
     type_add_method(vm, st->t_array, "sort", m_sort);
     type_add_method(vm, st->t_array, "argsort", f_argsort);
 }
+
+/* np.median(a, axis=None): the middle of the sorted values (the mean of
+** the two middle ones for even counts); NaN when any value is NaN. */
+static Value f_median(VM *vm, int argc, Value *argv, Dict *kw) {
+    Value axisv = kw_take(vm, kw, "axis");
+    kw_done(vm, "median", kw);
+    arg_between(vm, "median", argc, 1, 2);
+    if (argc == 2) axisv = argv[1];
+    NDArray *a = nd_array_from(vm, argv[0], -1, true);
+    vm_push_root(vm, OBJ_VAL(a));
+    if (IS_EMPTY(axisv) || IS_NONE(axisv)) {
+        a = nd_wrap(vm, a->dtype, a->data, 1, &a->size, NULL, OBJ_VAL(a));
+        axisv = INT_VAL(0);
+    }
+    vm_push_root(vm, OBJ_VAL(a));
+    if (a->ndim == 0) vm_raise_kind(vm, ValueError, "axis 0 is out of bounds for array of dimension 0");
+    int ax = sort_axis(vm, axisv, a->ndim);
+    NDArray *v = axis_last(vm, a, ax);
+    vm_push_root(vm, OBJ_VAL(v));
+    sort_last(vm, v, v, NULL); /* a is our own copy */
+    int64_t n = v->shape[v->ndim - 1], rows = n ? v->size / n : 0;
+    NDType ot = nd_is_float(a->dtype) ? a->dtype : ND_FLOAT64;
+    NDArray *R = nd_new(vm, ot, v->ndim - 1, v->shape);
+    vm_push_root(vm, OBJ_VAL(R));
+    int64_t idx[ND_MAXDIM] = {0};
+    char *p = v->data, *dummy = R->data;
+    for (int64_t r = 0; r < rows; r++) {
+        double m;
+        if (n == 0) m = NAN;
+        else {
+            double lo = nd_load_f(v->dtype, p + (n - 1) / 2 * v->strides[v->ndim - 1]);
+            double hi = nd_load_f(v->dtype, p + n / 2 * v->strides[v->ndim - 1]);
+            double last = nd_load_f(v->dtype, p + (n - 1) * v->strides[v->ndim - 1]);
+            m = isnan(last) ? NAN : lo + (hi - lo) / 2; /* NaNs sort last */
+            if (lo == hi && !isnan(last)) m = lo;
+        }
+        nd_store_f(ot, R->data + (size_t)r * nd_itemsize(ot), m);
+        if (v->ndim > 1) nd_advance(v->ndim - 1, v->shape, idx, &p, v->strides, &dummy, R->strides);
+    }
+    vm_pop_roots(vm, 4);
+    return nd_result(vm, R);
+}
+
+void nd_sort_more_init(VM *vm, Module *m) { module_add_function(vm, m, "median", f_median); }
