@@ -7,6 +7,9 @@
 ** atomic counter until none are left. Small grids run on the launcher alone,
 ** so a tiny launch costs no thread wake-up.
 */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE, ucontext */
+#endif
 #include "cpu_device.h"
 
 #include <pthread.h>
@@ -19,7 +22,11 @@
 
 #include "fiber.h"
 
-enum { FIBER_RUN, FIBER_WAIT, FIBER_DONE };
+/* RUN: runnable; WAIT: at a barrier; DONE: exited; YIELD: waiting at a warp
+** collective for lanes that have not arrived yet (rerun next pass). */
+enum { FIBER_RUN, FIBER_WAIT, FIBER_DONE, FIBER_YIELD };
+
+enum { WARP_RING = 8 }; /* collectives a lane may run ahead of a slower one */
 
 /* One CUDA thread of a barrier kernel. */
 typedef struct ThreadFiber {
@@ -27,6 +34,9 @@ typedef struct ThreadFiber {
     KernelCtx kctx;
     int state;
     struct BlockSched *sched;
+    uint32_t nred;                /* syncthreads_count/_and/_or calls so far */
+    uint32_t wseq;                /* warp collectives arrived at so far */
+    uint64_t wvals[WARP_RING];    /* the value deposited at collective k, at k % WARP_RING */
 } ThreadFiber;
 
 /* The fibers of the block a worker is running, and the scheduler's own
@@ -38,6 +48,11 @@ typedef struct BlockSched {
     int current;
     CpuThreadFn fn;
     void **params;
+    struct CpuDevice *dev;
+    int32_t red[2];               /* barrier reductions, by parity of the call number */
+    uint32_t red_gen[2];
+    bool progress;                /* a lane arrived at a collective during this pass */
+    bool force;                   /* last pass made no progress: collectives take the lanes present */
 } BlockSched;
 
 /* Per worker: shared memory and fiber stacks, reused across blocks and launches. */
@@ -67,7 +82,17 @@ struct CpuDevice {
     int64_t nblocks;
     atomic_int_fast64_t next_block;
     atomic_int failed;
+    /* print() lines of the current launch, flushed in thread order at its end */
+    pthread_mutex_t print_mu;
+    struct PrintLine *lines;
+    size_t nlines, caplines;
 };
+
+typedef struct PrintLine {
+    uint64_t key;   /* block linear index * threads per block + thread linear index */
+    uint64_t seq;   /* order of the calls (per thread, calls come in program order) */
+    char *text;
+} PrintLine;
 
 /* ------------------------------------------------------------ one block */
 
@@ -85,6 +110,177 @@ void gpy_cpu_syncthreads(KernelCtx *ctx) {
     ThreadFiber *f = &s->fibers[s->current];
     f->state = FIBER_WAIT;
     fiber_switch(&f->ctx, &s->main);
+}
+
+/* syncthreads_count (op 0), _and (1), _or (2): every fiber adds its
+** predicate to the accumulator of its call number's parity, then all meet at
+** the barrier and read it. The slot of call g+1 is reset by its first
+** arrival: by then every fiber has read call g-1's result. */
+int32_t gpy_cpu_syncthreads_reduce(KernelCtx *ctx, int32_t pred, int32_t op) {
+    BlockSched *s = ctx->block;
+    if (!s) return pred != 0;
+    ThreadFiber *f = &s->fibers[s->current];
+    uint32_t g = ++f->nred;
+    int slot = (int)(g & 1);
+    if (s->red_gen[slot] != g) {
+        s->red_gen[slot] = g;
+        s->red[slot] = op == 1 ? 1 : 0;
+    }
+    if (op == 0) s->red[slot] += pred != 0;
+    else if (op == 1) s->red[slot] &= pred != 0;
+    else s->red[slot] |= pred != 0;
+    gpy_cpu_syncthreads(ctx);
+    return s->red[slot];
+}
+
+/* A warp collective on the CPU device (see jit/lower_builtin.c for op
+** numbers: 0-3 shfl idx/up/down/xor, 4 all, 5 any, 6 eq, 7 ballot,
+** 8 activemask, 9 syncwarp). The warp is 32 consecutive linear thread ids.
+** The calling lane deposits value and yields until every live lane of mask
+** has arrived at the same collective (its k-th), then computes its result
+** from the lanes present, as the GPU does for full and partial masks. */
+uint64_t gpy_cpu_warp(KernelCtx *ctx, int32_t op, uint32_t mask, uint64_t value, int32_t arg) {
+    BlockSched *s = ctx->block;
+    if (!s) { /* a lone thread */
+        if (op == 7) return value ? 1 : 0;
+        if (op == 8) return 1;
+        return value;
+    }
+    int me = s->current, wb = me / 32 * 32, l = me - wb;
+    int nl = s->n - wb < 32 ? s->n - wb : 32;
+    ThreadFiber *fs = s->fibers;
+    if (op == 8) {
+        uint32_t m = 0;
+        for (int j = 0; j < nl; j++)
+            if (fs[wb + j].state != FIBER_DONE) m |= 1u << j;
+        return m;
+    }
+    ThreadFiber *f = &fs[me];
+    uint32_t k = ++f->wseq;
+    f->wvals[k % WARP_RING] = value;
+    s->progress = true;
+    for (;;) {
+        bool all = true;
+        for (int j = 0; j < nl && all; j++)
+            if ((mask >> j & 1) && fs[wb + j].state != FIBER_DONE && fs[wb + j].wseq < k) all = false;
+        if (all || s->force) break;
+        f->state = FIBER_YIELD;
+        fiber_switch(&f->ctx, &s->main);
+    }
+    uint32_t present = 0;
+    for (int j = 0; j < nl; j++)
+        if ((mask >> j & 1) && fs[wb + j].wseq >= k) present |= 1u << j;
+    present |= 1u << l;
+    if (op <= 3) {
+        int64_t src;
+        uint32_t a = (uint32_t)arg;
+        if (op == 0) src = a & 31;
+        else if (op == 1) src = (int64_t)l - (int64_t)a;
+        else if (op == 2) src = (int64_t)l + (int64_t)a;
+        else src = l ^ (a & 31);
+        if (src < 0 || src >= 32 || !(present >> src & 1)) return value;
+        return fs[wb + src].wvals[k % WARP_RING];
+    }
+    if (op == 9) return 0;
+    uint32_t yes = 0;
+    for (int j = 0; j < 32; j++)
+        if ((present >> j & 1) && fs[wb + j].wvals[k % WARP_RING]) yes |= 1u << j;
+    if (op == 4) return yes == present;
+    if (op == 5) return yes != 0;
+    if (op == 6) return yes == 0 || yes == present;
+    return yes;
+}
+
+/* print() on the CPU device: formats one line from the format the
+** compiler made (%lld, %llu, %f, %s, %%) and the 8-byte argument slots, and
+** keeps it for flush_prints. */
+void gpy_cpu_print(KernelCtx *ctx, const char *fmt, const uint64_t *slots) {
+    BlockSched *s = ctx->block;
+    char line[4096];
+    size_t len = 0;
+    int k = 0;
+    for (const char *c = fmt; *c && len < sizeof line - 1; c++) {
+        if (*c != '%') {
+            line[len++] = *c;
+            continue;
+        }
+        if (c[1] == '%') {
+            line[len++] = '%';
+            c++;
+            continue;
+        }
+        char spec[8];
+        size_t sl = 0;
+        while (*c && sl < sizeof spec - 1) {
+            spec[sl++] = *c;
+            if (strchr("dufs", *c)) break;
+            c++;
+        }
+        spec[sl] = 0;
+        if (!*c) break;
+        char conv = spec[sl - 1];
+        uint64_t v = slots[k++];
+        int w;
+        if (conv == 'f') {
+            double dv;
+            memcpy(&dv, &v, sizeof dv);
+            w = snprintf(line + len, sizeof line - len, "%f", dv);
+        } else if (conv == 's') {
+            w = snprintf(line + len, sizeof line - len, "%s", (const char *)(uintptr_t)v);
+        } else if (conv == 'u') {
+            w = snprintf(line + len, sizeof line - len, "%llu", (unsigned long long)v);
+        } else {
+            w = snprintf(line + len, sizeof line - len, "%lld", (long long)(int64_t)v);
+        }
+        if (w > 0) len += (size_t)w < sizeof line - len ? (size_t)w : sizeof line - 1 - len;
+    }
+    line[len] = 0;
+    if (!s || !s->dev) { /* no launch to attach it to: print now */
+        fputs(line, stdout);
+        return;
+    }
+    CpuDevice *d = s->dev;
+    uint64_t nt = (uint64_t)ctx->ntid[0] * (uint64_t)ctx->ntid[1] * (uint64_t)ctx->ntid[2];
+    uint64_t b = (uint64_t)ctx->ctaid[0] +
+                 (uint64_t)ctx->nctaid[0] * ((uint64_t)ctx->ctaid[1] + (uint64_t)ctx->nctaid[1] * (uint64_t)ctx->ctaid[2]);
+    uint64_t t = (uint64_t)ctx->tid[0] +
+                 (uint64_t)ctx->ntid[0] * ((uint64_t)ctx->tid[1] + (uint64_t)ctx->ntid[1] * (uint64_t)ctx->tid[2]);
+    char *text = strdup(line);
+    pthread_mutex_lock(&d->print_mu);
+    if (text && d->nlines == d->caplines) {
+        size_t cap = d->caplines ? d->caplines * 2 : 64;
+        PrintLine *nl = realloc(d->lines, cap * sizeof *nl);
+        if (nl) {
+            d->lines = nl;
+            d->caplines = cap;
+        }
+    }
+    if (text && d->nlines < d->caplines) {
+        d->lines[d->nlines] = (PrintLine){b * nt + t, d->nlines, text};
+        d->nlines++;
+    } else {
+        free(text);
+    }
+    pthread_mutex_unlock(&d->print_mu);
+}
+
+static int line_order(const void *a, const void *b) {
+    const PrintLine *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Writes the launch's print() lines to stdout, block by block and thread by
+** thread (each thread's lines in its order), then forgets them. */
+static void flush_prints(CpuDevice *d) {
+    if (!d->nlines) return;
+    qsort(d->lines, d->nlines, sizeof *d->lines, line_order);
+    for (size_t i = 0; i < d->nlines; i++) {
+        fputs(d->lines[i].text, stdout);
+        free(d->lines[i].text);
+    }
+    fflush(stdout);
+    d->nlines = 0;
 }
 
 /* Makes sure the worker has n fiber stacks. */
@@ -118,7 +314,7 @@ static bool run_block_fibers(CpuDevice *d, Worker *w, const CpuLaunch *l, const 
         snprintf(w->err, sizeof w->err, "cannot allocate %d fiber stacks of %zu bytes", n, d->stack_size);
         return false;
     }
-    BlockSched s = {.fibers = w->fibers, .n = n, .fn = l->thread_fn, .params = l->params};
+    BlockSched s = {.fibers = w->fibers, .n = n, .fn = l->thread_fn, .params = l->params, .dev = d};
     int i = 0;
     for (uint32_t z = 0; z < l->block[2]; z++)
         for (uint32_t y = 0; y < l->block[1]; y++)
@@ -131,15 +327,30 @@ static bool run_block_fibers(CpuDevice *d, Worker *w, const CpuLaunch *l, const 
                 f->kctx.block = &s;
                 f->state = FIBER_RUN;
                 f->sched = &s;
+                f->nred = 0;
+                f->wseq = 0;
                 fiber_init(&f->ctx, w->stacks + (size_t)i * d->stack_size, d->stack_size, fiber_main, f);
             }
     for (;;) {
-        int waiting = 0;
+        int waiting = 0, yields = 0;
+        bool progress = false;
+        s.progress = false;
         for (i = 0; i < n; i++) {
             if (w->fibers[i].state != FIBER_RUN) continue;
             s.current = i;
             fiber_switch(&s.main, &w->fibers[i].ctx);
+            if (w->fibers[i].state != FIBER_YIELD) progress = true;
         }
+        for (i = 0; i < n; i++)
+            if (w->fibers[i].state == FIBER_YIELD) {
+                w->fibers[i].state = FIBER_RUN;
+                yields++;
+            }
+        if (yields) { /* lanes still meeting at a warp collective: run them again first */
+            s.force = !(progress || s.progress);
+            continue;
+        }
+        s.force = false;
         for (i = 0; i < n; i++)
             if (w->fibers[i].state == FIBER_WAIT) {
                 w->fibers[i].state = FIBER_RUN;
@@ -236,6 +447,7 @@ CpuDevice *gpu_cpu_new(int nthreads) {
     long page = sysconf(_SC_PAGESIZE);
     d->stack_size = (stack + (size_t)page - 1) / (size_t)page * (size_t)page;
     pthread_mutex_init(&d->mu, NULL);
+    pthread_mutex_init(&d->print_mu, NULL);
     pthread_cond_init(&d->wake, NULL);
     pthread_cond_init(&d->done, NULL);
     return d;
@@ -261,6 +473,9 @@ void gpu_cpu_free(CpuDevice *d) {
     free(d->threads);
     free(d->workers);
     pthread_mutex_destroy(&d->mu);
+    pthread_mutex_destroy(&d->print_mu);
+    for (size_t i = 0; i < d->nlines; i++) free(d->lines[i].text);
+    free(d->lines);
     pthread_cond_destroy(&d->wake);
     pthread_cond_destroy(&d->done);
     free(d);
@@ -314,8 +529,11 @@ int gpu_cpu_launch(CpuDevice *d, const CpuLaunch *l, char *err, size_t errsize) 
     d->nblocks = nblocks;
     atomic_store(&d->next_block, 0);
     atomic_store(&d->failed, 0);
-    /* Small grids: the launcher alone (no wake-up latency). */
-    bool parallel = d->nworkers > 1 && nblocks > 1 && (uint64_t)nblocks * threads >= 4096;
+    /* Small grids run on the launcher alone: waking the helpers costs ~10 µs,
+    ** more than a few thousand loop iterations (barrier kernels pay ~40 ns per
+    ** thread and barrier, so they go parallel sooner). */
+    uint64_t min_threads = l->uses_barrier ? 2048 : 16384;
+    bool parallel = d->nworkers > 1 && nblocks > 1 && (uint64_t)nblocks * threads >= min_threads;
     if (parallel && start_helpers(d) && d->nworkers > 1) {
         pthread_mutex_lock(&d->mu);
         d->busy = d->nworkers - 1;
@@ -329,6 +547,7 @@ int gpu_cpu_launch(CpuDevice *d, const CpuLaunch *l, char *err, size_t errsize) 
     } else {
         work(d, &d->workers[0]);
     }
+    flush_prints(d);
     int failed = atomic_load(&d->failed);
     d->launch = NULL;
     if (failed) {

@@ -48,5 +48,11 @@ int gpu_cpu_launch(CpuDevice *d, const CpuLaunch *l, char *err, size_t errsize);
 /* Called by compiled kernel code (the CPU target emits calls to it):
 ** the barrier of cuda.syncthreads(). ctx->block identifies the fiber group. */
 void gpy_cpu_syncthreads(KernelCtx *ctx);
+/* syncthreads_count (op 0) / _and (1) / _or (2) of pred across the block. */
+int32_t gpy_cpu_syncthreads_reduce(KernelCtx *ctx, int32_t pred, int32_t op);
+/* A warp collective (op numbers in gpu/cpu_device.c); value/result as 64 bits. */
+uint64_t gpy_cpu_warp(KernelCtx *ctx, int32_t op, uint32_t mask, uint64_t value, int32_t arg);
+/* print() in a kernel: fmt uses %lld %llu %f %s; slots are 8 bytes each. */
+void gpy_cpu_print(KernelCtx *ctx, const char *fmt, const uint64_t *slots);
 
 #endif

@@ -4,6 +4,9 @@
 ** ABI: rbx, rbp, r12–r15 are callee-saved; everything else is dead across a
 ** call). Other architectures use ucontext.
 */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE, ucontext */
+#endif
 #include "fiber.h"
 
 #include <stdint.h>

@@ -144,7 +144,8 @@ static const JType *array_alloc_call(Pass *p, AstNode *n, JBuiltin b, const char
     }
     int64_t total = 1;
     for (int k = 0; k < ndim; k++) {
-        if (dims[k] <= 0) inf_fail(p, shape, "invalid %s() dimension %lld", what, (long long)dims[k]);
+        bool dynamic = b == JB_SHARED_ARRAY && ndim == 1 && dims[k] == 0; /* sized by the launch */
+        if (dims[k] <= 0 && !dynamic) inf_fail(p, shape, "invalid %s() dimension %lld", what, (long long)dims[k]);
         if (dims[k] > ((int64_t)1 << 31) / total) inf_fail(p, shape, "%s() is too large", what);
         total *= dims[k];
         i = inf_info(p, n);
@@ -189,8 +190,9 @@ static const JType *atomic_call(Pass *p, AstNode *n, const JitPath *jp) {
     if (at[0]->kind != JK_ARRAY)
         inf_fail(p, arrn, "%s() needs an array as first argument, got %s", jp->path, tname(at[0]));
     NDType dt = at[0]->dtype;
-    if (!(dt == ND_INT32 || dt == ND_INT64 || dt == ND_UINT32 || dt == ND_UINT64 || dt == ND_FLOAT32 ||
-          dt == ND_FLOAT64))
+    bool ints_only = jp->builtin >= JB_ATOMIC_AND && jp->builtin <= JB_ATOMIC_DEC;
+    if (!(dt == ND_INT32 || dt == ND_INT64 || dt == ND_UINT32 || dt == ND_UINT64 ||
+          (!ints_only && (dt == ND_FLOAT32 || dt == ND_FLOAT64))))
         inf_fail(p, arrn, "%s() does not support %s", jp->path, tname(at[0]));
     if (!inf_array_index(p, n, at[0], n->u.call.args.items[1], false)) return inf_unknown(p, n, "unknown index");
     for (int k = 2; k < na; k++) {
@@ -204,6 +206,65 @@ static const JType *atomic_call(Pass *p, AstNode *n, const JitPath *jp) {
     return inf_set_type(p, n, i->op_type);
 }
 
+/* cuda.atomic.compare_and_swap(array, old, new): on array[0] of a 1-D
+** integer array; the old element value. */
+static const JType *cas1_call(Pass *p, AstNode *n, const JitPath *jp) {
+    const JType *at[3];
+    for (int k = 0; k < 3; k++) at[k] = inf_value(p, n->u.call.args.items[k]);
+    if (!at[0] || !at[1] || !at[2]) return inf_unknown(p, n, "unknown argument type");
+    NDType dt = at[0]->kind == JK_ARRAY ? at[0]->dtype : ND_FLOAT64;
+    if (at[0]->kind != JK_ARRAY || at[0]->ndim != 1 ||
+        !(dt == ND_INT32 || dt == ND_INT64 || dt == ND_UINT32 || dt == ND_UINT64))
+        inf_fail(p, n->u.call.args.items[0], "%s() needs a 1-D integer array, got %s", jp->path, tname(at[0]));
+    for (int k = 1; k < 3; k++)
+        if (!jt_is_scalar(at[k]))
+            inf_fail(p, n->u.call.args.items[k], "%s() needs a scalar value, got %s", jp->path, tname(at[k]));
+    JInfo *i = inf_info(p, n);
+    i->builtin = jp->builtin;
+    i->op_type = S(p, (JKind)dt);
+    return inf_set_type(p, n, i->op_type);
+}
+
+/* Warp collectives: shfl_*_sync(mask, value, lane/delta), *_sync(mask,
+** pred), activemask(), syncwarp([mask]). On the CPU device they make the
+** kernel run as fibers (the warp's lanes meet at each one). */
+static const JType *warp_call(Pass *p, AstNode *n, const JitPath *jp) {
+    JBuiltin b = jp->builtin;
+    int na = n->u.call.args.len;
+    const JType *at[3] = {0};
+    for (int k = 0; k < na; k++) at[k] = inf_value(p, n->u.call.args.items[k]);
+    for (int k = 0; k < na; k++) {
+        if (!at[k]) return inf_unknown(p, n, "unknown argument type");
+        require_scalar(p, n->u.call.args.items[k], at[k], jp->path);
+        if (k != 1 || b < JB_SHFL_IDX || b > JB_SHFL_XOR) {
+            if (!is_intlike(at[k]) && !(k == 1 && b >= JB_VOTE_ALL && b <= JB_BALLOT))
+                inf_fail(p, n->u.call.args.items[k], "%s() needs an integer here, got %s", jp->path, tname(at[k]));
+        }
+    }
+    JInfo *i = inf_info(p, n);
+    i->builtin = b;
+    p->fx->f.uses_barrier = true;
+    switch (b) {
+    case JB_SHFL_IDX: case JB_SHFL_UP: case JB_SHFL_DOWN: case JB_SHFL_XOR: {
+        JKind k = at[1]->kind;
+        if (k == JK_BOOL || k == JK_FLOAT16)
+            inf_fail(p, n->u.call.args.items[1], "%s() does not support %s", jp->path, tname(at[1]));
+        if (k == JK_INT8 || k == JK_INT16) k = JK_INT32;
+        else if (k == JK_UINT8 || k == JK_UINT16) k = JK_UINT32;
+        i->op_type = S(p, k);
+        return inf_set_type(p, n, i->op_type);
+    }
+    case JB_VOTE_ALL: case JB_VOTE_ANY: case JB_VOTE_EQ:
+        i->op_type = at[1];
+        return inf_set_type(p, n, S(p, JK_BOOL));
+    case JB_BALLOT:
+        i->op_type = at[1];
+        return inf_set_type(p, n, S(p, JK_UINT32));
+    case JB_ACTIVEMASK: return inf_set_type(p, n, S(p, JK_UINT32));
+    default: return inf_set_type(p, n, S(p, JK_VOID)); /* syncwarp */
+    }
+}
+
 /* Calls of builtins, math, cuda.* (callee a JK_MODULE path). */
 static const JType *path_call(Pass *p, AstNode *n, const JType *ft) {
     const JitPath *jp = jit_path_lookup(ft->path);
@@ -214,7 +275,10 @@ static const JType *path_call(Pass *p, AstNode *n, const JType *ft) {
     if (b == JB_SHARED_ARRAY || b == JB_LOCAL_ARRAY) return array_alloc_call(p, n, b, what);
     no_keywords(p, n, what);
     check_nargs(p, n, what, na, jp->minargs, jp->maxargs);
-    if (b >= JB_ATOMIC_ADD && b <= JB_ATOMIC_CAS) return atomic_call(p, n, jp);
+    if ((b >= JB_ATOMIC_ADD && b <= JB_ATOMIC_CAS) || (b >= JB_ATOMIC_AND && b <= JB_ATOMIC_DEC))
+        return atomic_call(p, n, jp);
+    if (b == JB_ATOMIC_CAS1) return cas1_call(p, n, jp);
+    if (b >= JB_SHFL_IDX && b <= JB_SYNCWARP) return warp_call(p, n, jp);
     const JType *at[64] = {0};
     JInfo *i;
     switch (b) {
@@ -230,6 +294,24 @@ static const JType *path_call(Pass *p, AstNode *n, const JType *ft) {
         const JType *e[3] = {S(p, JK_INT64), S(p, JK_INT64), S(p, JK_INT64)};
         return inf_set_type(p, n, jt_tuple(VMOF(p), (int)k, e));
     }
+    case JB_SYNCTHREADS_COUNT:
+    case JB_SYNCTHREADS_AND:
+    case JB_SYNCTHREADS_OR: {
+        const JType *pt = inf_value(p, n->u.call.args.items[0]);
+        if (!pt) return inf_unknown(p, n, "unknown predicate");
+        require_scalar(p, n, pt, what);
+        i = inf_info(p, n);
+        i->builtin = b;
+        i->op_type = pt;
+        p->fx->f.uses_barrier = true;
+        return inf_set_type(p, n, S(p, JK_INT32));
+    }
+    case JB_THREADFENCE:
+    case JB_THREADFENCE_BLOCK:
+    case JB_THREADFENCE_SYSTEM:
+        i = inf_info(p, n);
+        i->builtin = b;
+        return inf_set_type(p, n, S(p, JK_VOID));
     case JB_SYNCTHREADS:
         i = inf_info(p, n);
         i->builtin = b;
@@ -308,9 +390,33 @@ static const JType *path_call(Pass *p, AstNode *n, const JType *ft) {
     inf_fail(p, n, "'%s' is not supported in kernels", what);
 }
 
+/* print(...) in a kernel: constant strings and scalars. On the CPU device
+** the kernel runs as fibers so each line is tagged with its thread. */
+static const JType *print_call(Pass *p, AstNode *n) {
+    no_keywords(p, n, "print()");
+    if (n->u.call.args.len > 32) inf_fail(p, n, "print() in kernels takes at most 32 arguments");
+    for (int k = 0; k < n->u.call.args.len; k++) {
+        AstNode *a = n->u.call.args.items[k];
+        if (a->kind == AST_STR) {
+            inf_set_type(p, a, S(p, JK_STRING));
+            continue;
+        }
+        const JType *t = inf_value(p, a);
+        if (!t) return inf_unknown(p, n, "unknown argument type");
+        if (!jt_is_scalar(t))
+            inf_fail(p, a, "print() in kernels takes numbers and constant strings, got %s", tname(t));
+    }
+    JInfo *i = inf_info(p, n);
+    i->builtin = JB_PRINT;
+    p->fx->f.uses_barrier = true;
+    return inf_set_type(p, n, S(p, JK_VOID));
+}
+
 /* A call, dispatched on what the callee denotes. */
 const JType *inf_call_expr(Pass *p, AstNode *n) {
     AstNode *fnode = n->u.call.func;
+    if (fnode->kind == AST_NAME && strcmp(fnode->u.name.id, "print") == 0 && !jf_var(&p->fx->f, "print"))
+        return print_call(p, n);
     const JType *ft = inf_expr(p, fnode);
     if (!ft) {
         for (int k = 0; k < n->u.call.args.len; k++) inf_expr(p, n->u.call.args.items[k]);

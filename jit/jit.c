@@ -110,11 +110,16 @@ static LLVMOrcLLJITRef get_lljit(struct JitState *js, char *err, size_t errsize)
         return take_error(e, err, errsize, "cannot create the native JIT"), NULL;
     }
     LLVMOrcJITDylibAddGenerator(jd, gen);
-    LLVMOrcCSymbolMapPair sym = {
-        LLVMOrcLLJITMangleAndIntern(J, "gpy_cpu_syncthreads"),
-        {(LLVMOrcJITTargetAddress)(uintptr_t)&gpy_cpu_syncthreads,
-         {LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable, 0}}};
-    e = LLVMOrcJITDylibDefine(jd, LLVMOrcAbsoluteSymbols(&sym, 1));
+    LLVMJITSymbolFlags fl = {LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable, 0};
+    LLVMOrcCSymbolMapPair sym[4] = {
+        {LLVMOrcLLJITMangleAndIntern(J, "gpy_cpu_syncthreads"),
+         {(LLVMOrcJITTargetAddress)(uintptr_t)&gpy_cpu_syncthreads, fl}},
+        {LLVMOrcLLJITMangleAndIntern(J, "gpy_cpu_syncthreads_reduce"),
+         {(LLVMOrcJITTargetAddress)(uintptr_t)&gpy_cpu_syncthreads_reduce, fl}},
+        {LLVMOrcLLJITMangleAndIntern(J, "gpy_cpu_warp"), {(LLVMOrcJITTargetAddress)(uintptr_t)&gpy_cpu_warp, fl}},
+        {LLVMOrcLLJITMangleAndIntern(J, "gpy_cpu_print"), {(LLVMOrcJITTargetAddress)(uintptr_t)&gpy_cpu_print, fl}},
+    };
+    e = LLVMOrcJITDylibDefine(jd, LLVMOrcAbsoluteSymbols(sym, 4));
     if (e) {
         LLVMOrcDisposeLLJIT(J);
         return take_error(e, err, errsize, "cannot create the native JIT"), NULL;

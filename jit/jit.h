@@ -105,6 +105,15 @@ typedef enum JBuiltin {
     /* array attributes: AST_ATTRIBUTE nodes on an array value */
     JB_ARRAY_SHAPE,                   /* UniTuple(int64 x ndim) */
     JB_ARRAY_SIZE, JB_ARRAY_NDIM,     /* int64 */
+    /* barriers with results (int32) and memory fences (void) */
+    JB_SYNCTHREADS_COUNT, JB_SYNCTHREADS_AND, JB_SYNCTHREADS_OR,
+    JB_THREADFENCE, JB_THREADFENCE_BLOCK, JB_THREADFENCE_SYSTEM,
+    /* more atomics: (array, index, value) → old; compare_and_swap(array, old, new) acts on array[0] */
+    JB_ATOMIC_AND, JB_ATOMIC_OR, JB_ATOMIC_XOR, JB_ATOMIC_INC, JB_ATOMIC_DEC, JB_ATOMIC_CAS1,
+    /* warp collectives (mask first); shfl returns the value's type, votes bool, ballot/activemask uint32 */
+    JB_SHFL_IDX, JB_SHFL_UP, JB_SHFL_DOWN, JB_SHFL_XOR,
+    JB_VOTE_ALL, JB_VOTE_ANY, JB_VOTE_EQ, JB_BALLOT, JB_ACTIVEMASK, JB_SYNCWARP,
+    JB_PRINT,                         /* print(scalars and constant strings): void */
     JB__COUNT
 } JBuiltin;
 

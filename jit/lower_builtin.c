@@ -216,6 +216,12 @@ static LLVMValueRef lower_atomic(Lower *L, AstNode *n, JInfo *info) {
     case JB_ATOMIC_EXCH:
         r = LLVMBuildAtomicRMW(B, LLVMAtomicRMWBinOpXchg, addr, v, mo, 0);
         break;
+    case JB_ATOMIC_AND: r = LLVMBuildAtomicRMW(B, LLVMAtomicRMWBinOpAnd, addr, v, mo, 0); break;
+    case JB_ATOMIC_OR: r = LLVMBuildAtomicRMW(B, LLVMAtomicRMWBinOpOr, addr, v, mo, 0); break;
+    case JB_ATOMIC_XOR: r = LLVMBuildAtomicRMW(B, LLVMAtomicRMWBinOpXor, addr, v, mo, 0); break;
+    /* CUDA's wrapping inc/dec: old >= v ? 0 : old+1; (old == 0 || old > v) ? v : old-1 */
+    case JB_ATOMIC_INC: r = LLVMBuildAtomicRMW(B, LLVMAtomicRMWBinOpUIncWrap, addr, v, mo, 0); break;
+    case JB_ATOMIC_DEC: r = LLVMBuildAtomicRMW(B, LLVMAtomicRMWBinOpUDecWrap, addr, v, mo, 0); break;
     default: { /* CAS(array, index, old, new) */
         LLVMValueRef nv = lower_expr_as(L, args->items[3], et);
         LLVMTypeRef ity = fl ? (ety == L->t_f32 ? L->t_i32 : L->t_i64) : ety;
@@ -228,6 +234,213 @@ static LLVMValueRef lower_atomic(Lower *L, AstNode *n, JInfo *info) {
     }
     }
     return lower_convert(L, r, et, info->type, n);
+}
+
+/* cuda.atomic.compare_and_swap(array, old, new) on array[0]. */
+static LLVMValueRef lower_cas1(Lower *L, AstNode *n, JInfo *info) {
+    AstList *args = &n->u.call.args;
+    const JType *et = info->op_type;
+    LLVMValueRef arr = lower_expr(L, args->items[0]);
+    LLVMValueRef addr = LLVMBuildExtractValue(L->B, arr, 0, "");
+    LLVMValueRef cmpv = lower_expr_as(L, args->items[1], et);
+    LLVMValueRef newv = lower_expr_as(L, args->items[2], et);
+    LLVMAtomicOrdering mo = LLVMAtomicOrderingMonotonic;
+    LLVMValueRef pair = LLVMBuildAtomicCmpXchg(L->B, addr, cmpv, newv, mo, mo, 0);
+    return lower_convert(L, LLVMBuildExtractValue(L->B, pair, 0, ""), et, info->type, n);
+}
+
+/* ------------------------------------------------- barriers and fences */
+
+/* syncthreads_count/_and/_or(pred): PTX bar.red; the CPU device's fibers
+** deposit their predicate and meet at a barrier (gpy_cpu_syncthreads_reduce). */
+static LLVMValueRef lower_barrier_reduce(Lower *L, AstNode *n, JInfo *info) {
+    LLVMValueRef pred = lower_truthy(L, lower_expr(L, n->u.call.args.items[0]), info->op_type);
+    LLVMValueRef p32 = LLVMBuildZExt(L->B, pred, L->t_i32, "");
+    int op = (int)(info->builtin - JB_SYNCTHREADS_COUNT);
+    LLVMValueRef r;
+    if (L->tg->kind == JIT_TARGET_PTX) {
+        static const char *const names[3] = {"llvm.nvvm.barrier0.popc", "llvm.nvvm.barrier0.and",
+                                             "llvm.nvvm.barrier0.or"};
+        r = lower_intrinsic(L, names[op], NULL, 0, &p32, 1);
+    } else {
+        LLVMTypeRef pt[3] = {L->t_ptr, L->t_i32, L->t_i32};
+        LLVMValueRef a[3] = {L->ctx, p32, LLVMConstInt(L->t_i32, (unsigned long long)op, 0)};
+        r = lower_call_named(L, "gpy_cpu_syncthreads_reduce", L->t_i32, pt, a, 3, false);
+    }
+    return lower_convert(L, r, jt_scalar(L->vm, JK_INT32), info->type, n);
+}
+
+static void lower_fence(Lower *L, JBuiltin b) {
+    if (L->tg->kind == JIT_TARGET_PTX) {
+        const char *name = b == JB_THREADFENCE ? "llvm.nvvm.membar.gl"
+                           : b == JB_THREADFENCE_BLOCK ? "llvm.nvvm.membar.cta" : "llvm.nvvm.membar.sys";
+        lower_intrinsic(L, name, NULL, 0, NULL, 0);
+    } else {
+        LLVMBuildFence(L->B, LLVMAtomicOrderingSequentiallyConsistent, 0, "");
+    }
+}
+
+/* ------------------------------------------------------ warp collectives */
+
+/* One 32-bit shuffle on PTX: kind is idx, up, down or bfly. */
+static LLVMValueRef ptx_shfl32(Lower *L, const char *kind, LLVMValueRef mask, LLVMValueRef v, LLVMValueRef lane) {
+    char name[64];
+    snprintf(name, sizeof name, "llvm.nvvm.shfl.sync.%s.i32", kind);
+    LLVMValueRef c = LLVMConstInt(L->t_i32, strcmp(kind, "up") == 0 ? 0 : 0x1f, 0);
+    LLVMValueRef a[4] = {mask, v, lane, c};
+    return lower_intrinsic(L, name, NULL, 0, a, 4);
+}
+
+/* The CPU device's warp meeting: gpy_cpu_warp(ctx, op, mask, bits, arg). */
+static LLVMValueRef cpu_warp(Lower *L, int op, LLVMValueRef mask, LLVMValueRef bits, LLVMValueRef arg) {
+    LLVMTypeRef pt[5] = {L->t_ptr, L->t_i32, L->t_i32, L->t_i64, L->t_i32};
+    LLVMValueRef a[5] = {L->ctx, LLVMConstInt(L->t_i32, (unsigned long long)op, 0), mask,
+                         bits ? bits : LLVMConstInt(L->t_i64, 0, 0), arg ? arg : LLVMConstInt(L->t_i32, 0, 0)};
+    return lower_call_named(L, "gpy_cpu_warp", L->t_i64, pt, a, 5, false);
+}
+
+static LLVMValueRef lower_warp(Lower *L, AstNode *n, JInfo *info) {
+    AstList *args = &n->u.call.args;
+    LLVMBuilderRef B = L->B;
+    const JType *u32 = jt_scalar(L->vm, JK_UINT32), *i32 = jt_scalar(L->vm, JK_INT32);
+    JBuiltin b = info->builtin;
+    bool ptx = L->tg->kind == JIT_TARGET_PTX;
+    LLVMValueRef mask = b == JB_ACTIVEMASK ? NULL
+                        : args->len > 0 ? lower_expr_as(L, args->items[0], u32)
+                                        : LLVMConstInt(L->t_i32, 0xffffffffu, 0);
+    int op = (int)(b - JB_SHFL_IDX);
+    if (b >= JB_SHFL_IDX && b <= JB_SHFL_XOR) {
+        const JType *t = info->op_type;
+        LLVMTypeRef ty = lower_type(L, t);
+        unsigned bits = LLVMGetIntTypeWidth(ty == L->t_f32 ? L->t_i32 : ty == L->t_f64 ? L->t_i64 : ty);
+        LLVMTypeRef ity = bits == 64 ? L->t_i64 : L->t_i32;
+        LLVMValueRef v = lower_expr_as(L, args->items[1], t);
+        LLVMValueRef iv = jt_is_float(t) ? LLVMBuildBitCast(B, v, ity, "") : v;
+        LLVMValueRef lane = lower_expr_as(L, args->items[2], i32), r;
+        if (ptx) {
+            static const char *const kinds[4] = {"idx", "up", "down", "bfly"};
+            if (bits == 32) {
+                r = ptx_shfl32(L, kinds[op], mask, iv, lane);
+            } else { /* two 32-bit shuffles */
+                LLVMValueRef lo = LLVMBuildTrunc(B, iv, L->t_i32, "");
+                LLVMValueRef hi = LLVMBuildTrunc(B, LLVMBuildLShr(B, iv, LLVMConstInt(L->t_i64, 32, 0), ""), L->t_i32, "");
+                lo = LLVMBuildZExt(B, ptx_shfl32(L, kinds[op], mask, lo, lane), L->t_i64, "");
+                hi = LLVMBuildZExt(B, ptx_shfl32(L, kinds[op], mask, hi, lane), L->t_i64, "");
+                r = LLVMBuildOr(B, lo, LLVMBuildShl(B, hi, LLVMConstInt(L->t_i64, 32, 0), ""), "");
+            }
+        } else {
+            LLVMValueRef wide = bits == 64 ? iv : LLVMBuildZExt(B, iv, L->t_i64, "");
+            r = cpu_warp(L, op, mask, wide, lane);
+            if (bits == 32) r = LLVMBuildTrunc(B, r, L->t_i32, "");
+        }
+        if (jt_is_float(t)) r = LLVMBuildBitCast(B, r, ty, "");
+        return lower_convert(L, r, t, info->type, n);
+    }
+    if (b >= JB_VOTE_ALL && b <= JB_BALLOT) {
+        LLVMValueRef pred = lower_truthy(L, lower_expr(L, args->items[1]), info->op_type);
+        if (ptx) {
+            static const char *const names[4] = {"llvm.nvvm.vote.all.sync", "llvm.nvvm.vote.any.sync",
+                                                 "llvm.nvvm.vote.uni.sync", "llvm.nvvm.vote.ballot.sync"};
+            LLVMValueRef a[2] = {mask, pred};
+            LLVMValueRef r = lower_intrinsic(L, names[b - JB_VOTE_ALL], NULL, 0, a, 2);
+            if (b == JB_BALLOT) return lower_convert(L, r, u32, info->type, n);
+            return lower_convert(L, r, jt_scalar(L->vm, JK_BOOL), info->type, n);
+        }
+        LLVMValueRef r = cpu_warp(L, op, mask, LLVMBuildZExt(B, pred, L->t_i64, ""), NULL);
+        if (b == JB_BALLOT) return lower_convert(L, LLVMBuildTrunc(B, r, L->t_i32, ""), u32, info->type, n);
+        LLVMValueRef t = LLVMBuildICmp(B, LLVMIntNE, r, LLVMConstInt(L->t_i64, 0, 0), "");
+        return lower_convert(L, t, jt_scalar(L->vm, JK_BOOL), info->type, n);
+    }
+    if (b == JB_ACTIVEMASK) {
+        LLVMValueRef r = ptx ? lower_intrinsic(L, "llvm.nvvm.activemask", NULL, 0, NULL, 0)
+                             : LLVMBuildTrunc(B, cpu_warp(L, op, LLVMConstInt(L->t_i32, 0xffffffffu, 0), NULL, NULL),
+                                              L->t_i32, "");
+        return lower_convert(L, r, u32, info->type, n);
+    }
+    /* syncwarp */
+    if (ptx) lower_intrinsic(L, "llvm.nvvm.bar.warp.sync", NULL, 0, &mask, 1);
+    else cpu_warp(L, op, mask, NULL, NULL);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- print */
+
+/* A constant C string as a generic pointer (NVPTX moves it to .global). */
+static LLVMValueRef cstring(Lower *L, const char *text, size_t len) {
+    LLVMValueRef init = LLVMConstStringInContext(L->C, text, (unsigned)len, 0);
+    LLVMValueRef g = LLVMAddGlobal(L->M, LLVMTypeOf(init), "__gpy_str");
+    LLVMSetInitializer(g, init);
+    LLVMSetGlobalConstant(g, 1);
+    LLVMSetLinkage(g, LLVMPrivateLinkage);
+    LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
+    return g;
+}
+
+/* print(a, b, ...): one printf-style format (%lld, %llu, %f, %s; strings
+** are literal text) and a buffer of 8-byte slots, as vprintf wants. PTX
+** calls vprintf; the CPU device calls gpy_cpu_print, which formats the line
+** and keeps it until the launch ends. Floats print as %f, as Numba's CUDA
+** target does; bools as True/False. */
+static void lower_print(Lower *L, AstNode *n) {
+    AstList *args = &n->u.call.args;
+    LLVMBuilderRef B = L->B;
+    char fmt[1024];
+    size_t fl = 0;
+    LLVMValueRef slots[32];
+    int ns = 0;
+    for (int k = 0; k < args->len && k < 32; k++) {
+        AstNode *a = args->items[k];
+        if (k && fl < sizeof fmt - 1) fmt[fl++] = ' ';
+        if (a->kind == AST_STR) {
+            for (size_t c = 0; c < a->u.str.len && fl < sizeof fmt - 3; c++) {
+                if (a->u.str.s[c] == '%') fmt[fl++] = '%';
+                fmt[fl++] = a->u.str.s[c] ? a->u.str.s[c] : ' ';
+            }
+            continue;
+        }
+        const JType *t = lower_info(L, a)->type;
+        LLVMValueRef v = lower_expr(L, a);
+        const char *spec;
+        if (t->kind == JK_BOOL) {
+            LLVMValueRef yes = cstring(L, "True", 5), no = cstring(L, "False", 6);
+            v = LLVMBuildPtrToInt(B, LLVMBuildSelect(B, v, yes, no, ""), L->t_i64, "");
+            spec = "%s";
+        } else if (jt_is_float(t)) {
+            v = LLVMBuildBitCast(B, lower_convert(L, v, t, jt_scalar(L->vm, JK_FLOAT64), a), L->t_i64, "");
+            spec = "%f";
+        } else if (t->kind >= JK_INT8 && t->kind <= JK_INT64) {
+            v = lower_convert(L, v, t, jt_scalar(L->vm, JK_INT64), a);
+            spec = "%lld";
+        } else {
+            v = lower_convert(L, v, t, jt_scalar(L->vm, JK_UINT64), a);
+            spec = "%llu";
+        }
+        size_t sl = strlen(spec);
+        if (fl + sl >= sizeof fmt - 2) lower_fail(L, n, "print() line is too long");
+        memcpy(fmt + fl, spec, sl);
+        fl += sl;
+        slots[ns++] = v;
+    }
+    fmt[fl++] = '\n';
+    fmt[fl] = 0;
+    LLVMValueRef f = cstring(L, fmt, fl + 1);
+    LLVMValueRef buf = ns ? lower_alloca(L, LLVMArrayType2(L->t_i64, (uint64_t)ns), "printbuf")
+                          : LLVMConstNull(L->t_ptr);
+    for (int k = 0; k < ns; k++) {
+        LLVMValueRef idx = LLVMConstInt(L->t_i64, (unsigned long long)k, 0);
+        LLVMValueRef p = LLVMBuildGEP2(B, L->t_i64, buf, &idx, 1, "");
+        LLVMValueRef st = LLVMBuildStore(B, slots[k], p);
+        LLVMSetAlignment(st, 8);
+    }
+    if (L->tg->kind == JIT_TARGET_PTX) {
+        LLVMTypeRef pt[2] = {L->t_ptr, L->t_ptr};
+        LLVMValueRef a[2] = {f, buf};
+        lower_call_named(L, "vprintf", L->t_i32, pt, a, 2, false);
+    } else {
+        LLVMTypeRef pt[3] = {L->t_ptr, L->t_ptr, L->t_ptr};
+        LLVMValueRef a[3] = {L->ctx, f, buf};
+        lower_call_named(L, "gpy_cpu_print", L->t_void, pt, a, 3, false);
+    }
 }
 
 /* ------------------------------------------------------ python builtins */
@@ -309,8 +522,19 @@ LLVMValueRef lower_builtin_call(Lower *L, AstNode *n, JInfo *info) {
     case JB_SHARED_ARRAY: return lower_alloc_array(L, n, info, true);
     case JB_LOCAL_ARRAY: return lower_alloc_array(L, n, info, false);
     case JB_ATOMIC_ADD: case JB_ATOMIC_SUB: case JB_ATOMIC_MAX: case JB_ATOMIC_MIN:
-    case JB_ATOMIC_EXCH: case JB_ATOMIC_CAS:
+    case JB_ATOMIC_EXCH: case JB_ATOMIC_CAS: case JB_ATOMIC_AND: case JB_ATOMIC_OR:
+    case JB_ATOMIC_XOR: case JB_ATOMIC_INC: case JB_ATOMIC_DEC:
         return lower_atomic(L, n, info);
+    case JB_ATOMIC_CAS1: return lower_cas1(L, n, info);
+    case JB_PRINT: lower_print(L, n); return NULL;
+    case JB_SYNCTHREADS_COUNT: case JB_SYNCTHREADS_AND: case JB_SYNCTHREADS_OR:
+        return lower_barrier_reduce(L, n, info);
+    case JB_THREADFENCE: case JB_THREADFENCE_BLOCK: case JB_THREADFENCE_SYSTEM:
+        lower_fence(L, info->builtin);
+        return NULL;
+    case JB_SHFL_IDX: case JB_SHFL_UP: case JB_SHFL_DOWN: case JB_SHFL_XOR: case JB_VOTE_ALL:
+    case JB_VOTE_ANY: case JB_VOTE_EQ: case JB_BALLOT: case JB_ACTIVEMASK: case JB_SYNCWARP:
+        return lower_warp(L, n, info);
     case JB_LEN: {
         if (args->len != 1) lower_fail(L, n, "len() takes one argument");
         const JType *t = lower_info(L, args->items[0])->type;

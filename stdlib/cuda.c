@@ -6,8 +6,10 @@
 ** the module objects, the per-VM state (vm->cuda) and the host-side
 ** stand-ins of the kernel builtins (cuda.threadIdx, cuda.syncthreads, ...):
 ** the kernel compiler resolves those by name inside kernels, and on the
-** host they raise a clear error when used. Device arrays live in
-** cuda_array.c, dispatchers and launches in cuda_dispatch.c.
+** host they raise a clear error when used. It also decides, at first use,
+** which device runs kernels (cuda_device_kind), and holds devices, streams
+** and events. Device arrays live in cuda_array.c, dispatchers and launches
+** in cuda_dispatch.c.
 */
 #include <stddef.h>
 #include <stdlib.h>
@@ -671,8 +673,8 @@ static void build_cuda(VM *vm, CudaState *st) {
         {"device_array", cuda_f_device_array},
         {"device_array_like", cuda_f_device_array_like},
         {"pinned_array", cuda_f_pinned_array},
-        {"mapped_array", cuda_f_pinned_array},
-        {"managed_array", cuda_f_pinned_array},
+        {"mapped_array", cuda_f_mapped_array},
+        {"managed_array", cuda_f_managed_array},
         {"is_available", f_is_available},
         {"detect", f_detect},
         {"synchronize", f_synchronize},

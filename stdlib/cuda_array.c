@@ -9,6 +9,7 @@
 ** refreshed from the device when the host reads it. Indexing goes through the
 ** wrapped host array; slices stay device arrays (views), as in Numba.
 */
+#include <stdint.h>
 #include <string.h>
 
 #include "cuda_priv.h"
@@ -276,9 +277,60 @@ Value cuda_f_device_array(VM *vm, int argc, Value *argv, Dict *kwargs) {
     return cuda_devarray_wrap(vm, a);
 }
 
-/* cuda.pinned_array / mapped_array / managed_array: host arrays here. */
+/* GPU memory a host array lives in: page-locked (pinned, mapped) or managed. */
+typedef enum HostKind { HOST_PINNED, HOST_MAPPED, HOST_MANAGED } HostKind;
+typedef struct HostBuf {
+    Obj obj;
+    HostKind kind;
+    void *p;
+    CUdeviceptr managed;
+    uint32_t gen;
+} HostBuf;
+
+static void hostbuf_finalize(VM *vm, Obj *o) {
+    HostBuf *b = (HostBuf *)o;
+    if (!vm->cuda || !vm->cuda->gpu || b->gen != vm->cuda->gen) return;
+    if (b->kind == HOST_MANAGED) gpu_cuda_free(vm->cuda->gpu, b->managed, NULL, 0);
+    else if (b->p) gpu_cuda_host_free(vm->cuda->gpu, b->p, NULL, 0);
+    b->p = NULL;
+    b->managed = 0;
+}
+
+/* pinned_array / mapped_array / managed_array: on a GPU the array's memory
+** comes from the driver (cuMemHostAlloc / cuMemAllocManaged); on the CPU
+** device they are ordinary host arrays. Kernels receive them like any host
+** array (copied in and out). */
+static Value host_array(VM *vm, const char *fname, HostKind kind, int argc, Value *argv, Dict *kwargs) {
+    NDArray *a = array_from_args(vm, fname, argc, argv, kwargs);
+    GpuCuda *gpu = cuda_gpu(vm);
+    if (!gpu || a->size == 0) return OBJ_VAL(a);
+    vm_push_root(vm, OBJ_VAL(a));
+    HostBuf *b = gc_alloc_obj(vm, vm->cuda->t_hostbuf, sizeof(HostBuf));
+    vm_push_root(vm, OBJ_VAL(b));
+    b->kind = kind;
+    b->gen = vm->cuda->gen;
+    size_t bytes = (size_t)a->size * nd_itemsize(a->dtype);
+    char err[GPU_CUDA_ERRSIZE];
+    int status = kind == HOST_MANAGED ? gpu_cuda_managed_alloc(gpu, bytes, &b->managed, err, sizeof err)
+                                      : gpu_cuda_host_alloc(gpu, bytes, kind == HOST_MAPPED, &b->p, err, sizeof err);
+    if (status) cuda_raise_status(vm, status, err);
+    if (kind == HOST_MANAGED) b->p = (void *)(uintptr_t)b->managed;
+    memset(b->p, 0, bytes);
+    NDArray *w = nd_wrap(vm, a->dtype, b->p, a->ndim, a->shape, a->strides, OBJ_VAL(b));
+    vm_pop_roots(vm, 2);
+    return OBJ_VAL(w);
+}
+
 Value cuda_f_pinned_array(VM *vm, int argc, Value *argv, Dict *kwargs) {
-    return OBJ_VAL(array_from_args(vm, "pinned_array", argc, argv, kwargs));
+    return host_array(vm, "pinned_array", HOST_PINNED, argc, argv, kwargs);
+}
+
+Value cuda_f_mapped_array(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    return host_array(vm, "mapped_array", HOST_MAPPED, argc, argv, kwargs);
+}
+
+Value cuda_f_managed_array(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    return host_array(vm, "managed_array", HOST_MANAGED, argc, argv, kwargs);
 }
 
 /* cuda.device_array_like(ary, stream=0) */
@@ -444,4 +496,7 @@ void cuda_array_init(VM *vm, CudaState *st) {
     type_add_method(vm, t, "reshape", m_reshape);
     type_add_method(vm, t, "ravel", m_ravel);
     st->t_devarray = t;
+    t = type_new_builtin(vm, "_HostMemory", vm->t_object, 0);
+    t->finalize = hostbuf_finalize;
+    st->t_hostbuf = t;
 }

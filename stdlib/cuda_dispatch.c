@@ -9,7 +9,10 @@
 **   k[grid, block(, stream, shared)](args)
 **                                 a Launch object, whose call marshals the
 **                                 arguments per the ABI of jit.h and runs the
-**                                 grid on the CPU device
+**                                 grid on the CPU device, or on a GPU: PTX for
+**                                 the device's compute capability, loaded
+**                                 once per context, values stored straight
+**                                 into the spec's GpuCudaParams block
 **
 ** The compile cache is per dispatcher: the interned JType pointers of the
 ** arguments are the key, so a repeated launch only computes the argument
@@ -36,6 +39,7 @@ typedef struct Spec {
     uint32_t gen;
     CUmodule mod;
     GpuCudaFunction fn;
+    GpuCudaParams *plan; /* GPU: the kernelParams block, laid out once from k->params */
 } Spec;
 
 struct Dispatcher {
@@ -321,6 +325,7 @@ int cuda_parse_signature(VM *vm, const char *s, const JType **out, int max, cons
 static void free_spec(VM *vm, Spec *s) {
     CudaState *st = vm->cuda;
     if (s->loaded && st && st->gpu && s->gen == st->gen) gpu_cuda_module_unload(st->gpu, s->mod, NULL, 0);
+    if (s->plan) gpu_cuda_params_free(s->plan);
     if (s->k) jit_kernel_free(vm, s->k);
     if (s->ptx) jit_kernel_free(vm, s->ptx);
     if (s->types) gc_free(vm, (void *)s->types, (size_t)(s->nargs ? s->nargs : 1) * sizeof(JType *));
@@ -398,6 +403,14 @@ static Spec *compile_spec(VM *vm, Dispatcher *d, int nargs, const JType *const *
     s->ptx = NULL;
     s->gpu = gpu != NULL;
     s->loaded = false;
+    s->plan = NULL;
+    if (gpu) {
+        uint32_t sizes[MAX_PARAMS];
+        bool ok = k->nparams <= MAX_PARAMS;
+        for (int i = 0; ok && i < k->nparams; i++) sizes[i] = k->params[i].size;
+        s->plan = ok ? gpu_cuda_params_new(k->nparams, sizes) : NULL;
+        if (!s->plan) vm_raise_kind(vm, SystemError, "kernel '%s': cannot lay out its %d parameters", disp_name(d), k->nparams);
+    }
     if ((targets & JIT_TARGET_PTX) && dump && *dump && !dump_ptx(dump, k, err, sizeof err)) vm_raise_kind(vm, OSError, "%s", err);
     return s;
 }
@@ -460,11 +473,19 @@ typedef struct Marshal {
     uint64_t slots[MAX_PARAMS];
     void *ptrs[MAX_PARAMS + 1];  /* + gpy's closing NULL (cuda_driver.h) */
     GpuCuda *gpu;                /* launching on a GPU: arrays pass device pointers */
+    GpuCudaParams *plan;         /* GPU: values go straight into the spec's parameter block */
+    int status;                  /* a driver failure while copying a host array in */
     int ntemps;
     HostTemp temps[MAX_ARGS];
 } Marshal;
 
 static bool push_slot(Marshal *m, const void *p, size_t size) {
+    if (m->plan) { /* sizes must match the compiled kernel's parameter list */
+        if (m->n >= m->plan->n || m->plan->size[m->n] != size) return false;
+        memcpy(gpu_cuda_param_slot(m->plan, m->n), p, size);
+        m->n++;
+        return true;
+    }
     if (m->n >= MAX_PARAMS) return false;
     m->slots[m->n] = 0;
     memcpy(&m->slots[m->n], p, size);
@@ -497,6 +518,7 @@ static bool host_temp(VM *vm, Marshal *m, NDArray *a, CUdeviceptr *out, const in
     int status = gpu_cuda_malloc(m->gpu, t->bytes, &t->d, err, errsize);
     if (status == 0) status = gpu_cuda_memcpy_htod(m->gpu, t->d, src, t->bytes, err, errsize);
     *out = t->d;
+    m->status = status;
     return status == 0;
 }
 
@@ -587,7 +609,7 @@ static bool marshal_value(VM *vm, const JType *t, Value v, Marshal *m, char *err
             return false;
         }
 #undef AS_C
-        if (!ok) snprintf(err, errsize, "too many kernel parameters");
+        if (!ok) snprintf(err, errsize, "the parameters do not match the compiled kernel's");
         return ok;
     }
     if (t->kind == JK_ARRAY) {
@@ -616,7 +638,7 @@ static bool marshal_value(VM *vm, const JType *t, Value v, Marshal *m, char *err
         }
         for (int i = 0; ok && i < a->ndim; i++) ok = push_slot(m, &a->shape[i], 8);
         for (int i = 0; ok && i < a->ndim; i++) ok = push_slot(m, &strides[i], 8);
-        if (!ok) snprintf(err, errsize, "too many kernel parameters");
+        if (!ok) snprintf(err, errsize, "the parameters do not match the compiled kernel's");
         return ok;
     }
     if (t->kind == JK_TUPLE) {
@@ -713,6 +735,7 @@ static void load_spec(VM *vm, Dispatcher *d, Spec *s) {
 ** for the kernel, as in Numba). */
 static Value launch_gpu(VM *vm, Launch *l, Dispatcher *d, Spec *s, Marshal *m, int argc, Value *argv) {
     char err[GPU_CUDA_ERRSIZE];
+    if (!s->plan) vm_raise_kind(vm, SystemError, "kernel '%s' has no parameter layout", disp_name(d));
     load_spec(vm, d, s);
     CUstream stream = cuda_stream_of(vm, l->stream);
     for (int i = 0; i < argc; i++)
@@ -720,10 +743,10 @@ static Value launch_gpu(VM *vm, Launch *l, Dispatcher *d, Spec *s, Marshal *m, i
             char msg[GPU_CUDA_ERRSIZE + 64];
             snprintf(msg, sizeof msg, "kernel '%s' argument %d: %s", disp_name(d), i + 1, err);
             temps_finish(vm, m, false, err, sizeof err);
+            if (m->status) cuda_raise_status(vm, m->status, msg);
             vm_raise_kind(vm, TypeError, "%s", msg);
         }
-    m->ptrs[m->n] = NULL;
-    GpuCudaLaunch gl = {.shared_bytes = l->dyn_shared, .stream = stream, .params = m->ptrs};
+    GpuCudaLaunch gl = {.shared_bytes = l->dyn_shared, .stream = stream, .params = s->plan->ptrs};
     for (int i = 0; i < 3; i++) {
         gl.grid[i] = l->grid[i];
         gl.block[i] = l->block[i];
@@ -773,6 +796,8 @@ static Value launch_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs
     m.n = 0;
     m.ntemps = 0;
     m.gpu = s->gpu ? st->gpu : NULL;
+    m.plan = s->gpu ? s->plan : NULL;
+    m.status = 0;
     if (m.gpu) return launch_gpu(vm, l, d, s, &m, argc, argv);
     for (int i = 0; i < argc; i++)
         if (!marshal_value(vm, s->types[i], argv[i], &m, err, sizeof err))

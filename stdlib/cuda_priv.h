@@ -1,10 +1,13 @@
 /*
 ** cuda_priv.h — shared by the files of the cuda module (stdlib/cuda*.c):
 **   cuda.c           the `cuda` / `numba` modules, host-side stubs of the
-**                    kernel builtins, per-VM state
-**   cuda_array.c     device arrays (to_device, device_array, copy_to_host)
+**                    kernel builtins, per-VM state, device choice (CPU
+**                    device or a GPU through gpu/cuda_driver.h), devices,
+**                    streams, events
+**   cuda_array.c     device arrays (to_device, device_array, copy_to_host),
+**                    in host memory on the CPU device, device memory on a GPU
 **   cuda_dispatch.c  @cuda.jit dispatchers: signatures, the compile cache,
-**                    argument marshalling, launch on the CPU device
+**                    argument marshalling, launch on the CPU device or GPU
 ** Nothing outside stdlib/cuda*.c includes this header.
 */
 #ifndef GPY_STDLIB_CUDA_PRIV_H
@@ -28,6 +31,7 @@ typedef struct CudaState {
     Type *t_dispatcher;       /* what @cuda.jit returns */
     Type *t_launch;           /* k[grid, block]: a launch configuration */
     Type *t_devarray;         /* DeviceNDArray */
+    Type *t_hostbuf;          /* GPU: page-locked / managed memory behind pinned, mapped and managed arrays */
     Type *t_intrinsic;        /* host-side stand-ins for threadIdx, syncthreads, ... */
     Type *t_stream;           /* cuda.stream(): launches are synchronous on the CPU device */
     Type *t_typing_error;     /* TypingError (a TypeError): kernel compile errors */
@@ -93,6 +97,8 @@ Value cuda_f_to_device(VM *vm, int argc, Value *argv, Dict *kwargs);
 Value cuda_f_device_array(VM *vm, int argc, Value *argv, Dict *kwargs);
 Value cuda_f_device_array_like(VM *vm, int argc, Value *argv, Dict *kwargs);
 Value cuda_f_pinned_array(VM *vm, int argc, Value *argv, Dict *kwargs);
+Value cuda_f_mapped_array(VM *vm, int argc, Value *argv, Dict *kwargs);
+Value cuda_f_managed_array(VM *vm, int argc, Value *argv, Dict *kwargs);
 
 /* ---- cuda_dispatch.c ---- */
 void cuda_dispatch_init(VM *vm, CudaState *st);

@@ -70,6 +70,7 @@ def main():
     gpy = os.path.abspath(args.gpy)
     nruns = args.runs
     cpu_env = {"GPY_DEVICE": "cpu"}
+    load0 = os.getloadavg()[0]
     rows = []
 
     # a. first compile
@@ -144,6 +145,7 @@ def main():
                      "< 1 worker"))
         rows.append(("d", "%s: results match C" % name, "yes" if ok else "NO: C %r, gpy %r" % (sc, sums), ""))
 
+    rows.append(("", "load average (1 min) at start / end", "%.2f / %.2f" % (load0, os.getloadavg()[0]), ""))
     w = max(len(r[1]) for r in rows)
     print("| | measurement | median | bar |")
     print("|---|---|---|---|")

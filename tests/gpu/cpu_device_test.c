@@ -5,7 +5,8 @@
 **
 ** Checks: every (block, thread) runs exactly once for 1-D/2-D/3-D grids and
 ** blocks on both paths (block loop, fibers); barrier semantics (shared-memory
-** reversal, tree reduction, threads that return early); per-block shared
+** reversal, tree reduction, threads that return early, syncthreads_count /
+** _and / _or); per-block shared
 ** memory zeroed and isolated under parallel workers; 1, 2 and 4 workers;
 ** 1024-thread blocks; invalid launches give messages; repeated launches.
 ** Prints "cpu_device_test: N checks passed" and exits 0, else lists failures.
@@ -141,6 +142,19 @@ static void early_return_kernel(KernelCtx *c, void **params) {
     gpy_cpu_syncthreads(c);
 }
 
+/* syncthreads_count / _and / _or, several in a row (their result slots are
+** reused by parity): out[g*5 + k] holds call k's result seen by thread g. */
+static void reduce_pred_kernel(KernelCtx *c, void **params) {
+    Args *a = *(Args **)params[0];
+    int64_t n = block_threads(c), tl = thread_linear(c), g = block_linear(c) * n + tl;
+    int32_t *o = a->out + g * 5;
+    o[0] = gpy_cpu_syncthreads_reduce(c, tl % 3 == 0, 0);
+    o[1] = gpy_cpu_syncthreads_reduce(c, tl < n, 1);
+    o[2] = gpy_cpu_syncthreads_reduce(c, tl != n / 2, 1);
+    o[3] = gpy_cpu_syncthreads_reduce(c, tl == n - 1, 2);
+    o[4] = gpy_cpu_syncthreads_reduce(c, (int32_t)(tl * 7 + block_linear(c)), 0);
+}
+
 /* Launches the counting kernels on one shape and checks every thread ran once. */
 static void check_coverage(CpuDevice *d, uint32_t gx, uint32_t gy, uint32_t gz, uint32_t bx, uint32_t by,
                            uint32_t bz, bool barrier, size_t smem_ints) {
@@ -259,6 +273,28 @@ static void check_invalid(CpuDevice *d) {
     free(a.count);
 }
 
+/* The barrier reductions agree with the counts computed here. */
+static void check_reduce_pred(CpuDevice *d, uint32_t nblocks, uint32_t n) {
+    int32_t *out = calloc((size_t)nblocks * n * 5, sizeof(int32_t));
+    Args a = {.out = out};
+    Args *ap = &a;
+    void *params[1] = {&ap};
+    CpuLaunch l = {.grid = {nblocks, 1, 1}, .block = {n, 1, 1}, .thread_fn = reduce_pred_kernel,
+                   .uses_barrier = true, .params = params};
+    char err[256] = "";
+    CHECK(gpu_cpu_launch(d, &l, err, sizeof err) == 0, "syncthreads_reduce launch: %s", err);
+    size_t bad = 0;
+    for (uint32_t b = 0; b < nblocks; b++) {
+        int32_t want[5] = {(int32_t)((n + 2) / 3), 1, 0, 1, 0};
+        for (uint32_t t = 0; t < n; t++) want[4] += (t * 7 + b) != 0;
+        for (uint32_t t = 0; t < n; t++)
+            for (int k = 0; k < 5; k++)
+                if (out[((size_t)b * n + t) * 5 + k] != want[k]) bad++;
+    }
+    CHECK(bad == 0, "syncthreads_count/and/or %u blocks x %u threads: %zu wrong", nblocks, n, bad);
+    free(out);
+}
+
 /* Everything above on one device. */
 static void check_device(CpuDevice *d) {
     /* 1-D, 2-D, 3-D grids and blocks; small (launcher only) and large (all workers) */
@@ -281,6 +317,10 @@ static void check_device(CpuDevice *d) {
     check_barriers(d, 37, 1024);
     check_barriers(d, 500, 256);
     check_invalid(d);
+    check_reduce_pred(d, 1, 1);
+    check_reduce_pred(d, 5, 33);
+    check_reduce_pred(d, 300, 128);
+    check_reduce_pred(d, 8, 1024);
 
     /* repeated launches alternate paths and shared sizes (buffers regrow, stay zeroed) */
     for (int r = 0; r < 60; r++) {
@@ -314,6 +354,23 @@ int main(void) {
     }
     gpu_cpu_free(d);
     gpu_cpu_free(gpu_cpu_new(3));
+
+    /* fiber stacks that cannot be mapped (1 TiB each x 1024 threads): an error, not a crash */
+    setenv("GPY_CPU_FIBER_STACK", "1099511627776", 1);
+    d = gpu_cpu_new(1);
+    if (d) {
+        int32_t in[1024] = {0}, out[1024];
+        Args a = {.in = in, .out = out};
+        Args *ap = &a;
+        void *params[1] = {&ap};
+        CpuLaunch l = {.grid = {1, 1, 1}, .block = {1024, 1, 1}, .shared_bytes = 4096, .thread_fn = reverse_kernel,
+                       .uses_barrier = true, .params = params};
+        char err[256] = "";
+        CHECK(gpu_cpu_launch(d, &l, err, sizeof err) == -1 && strstr(err, "fiber stacks"),
+              "stack allocation failure: got [%s]", err);
+        gpu_cpu_free(d);
+    }
+    unsetenv("GPY_CPU_FIBER_STACK");
 
     if (failed) {
         printf("cpu_device_test: %d of %d checks FAILED\n", failed, passed + failed);

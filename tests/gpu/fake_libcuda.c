@@ -33,7 +33,10 @@
 ** shared bytes per block), FAKE_CUDA_STRICT, FAKE_CUDA_LOG=path (a line per
 ** launch and per violation, for tests that run gpy programs: see "the log"
 ** below), FAKE_CUDA_NO_PROBE=1 (skip the readability probes, which cost
-** system calls: for benchmarks only).
+** system calls: for benchmarks only), FAKE_CUDA_FAIL_LAUNCH=N (the N-th
+** launch that passes the checks fails as fake_cuda_inject_error would make
+** it, with the code FAKE_CUDA_FAIL_CODE, default 700 = illegal address: for
+** programs that cannot call fake_cuda_inject_error).
 **
 ** Device addresses live at 0x0000D00000000000 and up — outside the host's
 ** address space, so gpy dereferencing one on the host crashes at once —
@@ -152,6 +155,7 @@ static int nviolations;
 static FakeLaunch launches[LAUNCHES_KEPT];
 static long nlaunches;
 static CUresult injected;
+static long launch_calls; /* cuLaunchKernel calls that passed the checks (FAKE_CUDA_FAIL_LAUNCH) */
 
 /* Appends to a growable array of T (p, n, cap). */
 #define PUSH(arr, n, cap, value)                                            \
@@ -1886,6 +1890,9 @@ EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned 
                              "parameter %d of '%s' is device address 0x%llx, which is %s (it would fault on a GPU)",
                              i, e->name, (unsigned long long)v, a ? "freed memory" : "in no allocation"));
     }
+    launch_calls++;
+    if (!injected && env_long("FAKE_CUDA_FAIL_LAUNCH", 0) == launch_calls)
+        injected = (CUresult)env_long("FAKE_CUDA_FAIL_CODE", CUDA_ERROR_ILLEGAL_ADDRESS);
     if (injected) {
         CUresult code = injected;
         injected = CUDA_SUCCESS;
