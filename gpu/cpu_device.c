@@ -159,11 +159,11 @@ uint64_t gpy_cpu_warp(KernelCtx *ctx, int32_t op, uint32_t mask, uint64_t value,
     uint32_t k = ++f->wseq;
     f->wvals[k % WARP_RING] = value;
     s->progress = true;
-    for (;;) {
+    for (bool waited = false;; waited = true) {
         bool all = true;
         for (int j = 0; j < nl && all; j++)
             if ((mask >> j & 1) && fs[wb + j].state != FIBER_DONE && fs[wb + j].wseq < k) all = false;
-        if (all || s->force) break;
+        if (all || (s->force && waited)) break; /* force frees only lanes stuck since the last pass */
         f->state = FIBER_YIELD;
         fiber_switch(&f->ctx, &s->main);
     }

@@ -17,7 +17,7 @@
 
 static const JitPath paths[] = {
     NS("cuda"), NS("cuda.threadIdx"), NS("cuda.blockIdx"), NS("cuda.blockDim"), NS("cuda.gridDim"),
-    NS("cuda.shared"), NS("cuda.local"), NS("cuda.atomic"), NS("math"), NS("numpy"), NS("numba"),
+    NS("cuda.shared"), NS("cuda.local"), NS("cuda.atomic"), NS("cuda.const"), NS("math"), NS("numpy"), NS("numba"),
     SREG("cuda.threadIdx.x", JB_THREADIDX_X), SREG("cuda.threadIdx.y", JB_THREADIDX_Y),
     SREG("cuda.threadIdx.z", JB_THREADIDX_Z), SREG("cuda.blockIdx.x", JB_BLOCKIDX_X),
     SREG("cuda.blockIdx.y", JB_BLOCKIDX_Y), SREG("cuda.blockIdx.z", JB_BLOCKIDX_Z),
@@ -43,6 +43,7 @@ static const JitPath paths[] = {
     CALL("cuda.all_sync", JB_VOTE_ALL, 2, 2), CALL("cuda.any_sync", JB_VOTE_ANY, 2, 2),
     CALL("cuda.eq_sync", JB_VOTE_EQ, 2, 2), CALL("cuda.ballot_sync", JB_BALLOT, 2, 2),
     CALL("cuda.activemask", JB_ACTIVEMASK, 0, 0), CALL("cuda.syncwarp", JB_SYNCWARP, 0, 1),
+    CALL("cuda.const.array_like", JB_CONST_ARRAY, 1, 1),
     CALL("range", JB_RANGE, 1, 3), CALL("len", JB_LEN, 1, 1), CALL("min", JB_MIN, 1, 64),
     CALL("max", JB_MAX, 1, 64), CALL("abs", JB_ABS, 1, 1), CALL("round", JB_ROUND, 1, 2),
     CALL("int", JB_INT, 1, 1), CALL("float", JB_FLOAT, 1, 1), CALL("bool", JB_BOOL, 1, 1),

@@ -329,6 +329,12 @@ static const JType *path_call(Pass *p, AstNode *n, const JType *ft) {
                 inf_fail(p, n->u.call.args.items[k], "range() arguments must be integers, got %s", tname(at[k]));
         i->op_type = S(p, JK_INT64);
         return inf_set_type(p, n, S(p, JK_RANGE));
+    case JB_CONST_ARRAY: {
+        const JInfo *ai = jim_get(p->fx->f.infos, n->u.call.args.items[0]);
+        if (at[0]->kind != JK_ARRAY || !ai || ai->builtin != JB_CONST)
+            inf_fail(p, n, "cuda.const.array_like() needs a global array, got %s", tname(at[0]));
+        return inf_set_type(p, n, at[0]);
+    }
     case JB_LEN:
         if (at[0]->kind != JK_ARRAY && at[0]->kind != JK_TUPLE)
             inf_fail(p, n, "len() of %s is not supported", tname(at[0]));

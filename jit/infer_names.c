@@ -92,6 +92,17 @@ static Resolved classify(Pass *p, const AstNode *at, Value v, const char *path) 
         r.constant = v;
         return r;
     }
+    if (nd_check(vm, v)) { /* a global array: a constant, in constant memory (as in Numba) */
+        NDArray *a = (NDArray *)AS_OBJ(v);
+        if (a->ndim < 1 || a->ndim > 3)
+            inf_fail(p, at, "global array '%s' must have 1 to 3 dimensions to be used in a kernel", path);
+        if ((uint64_t)a->size * nd_itemsize(a->dtype) > 65536)
+            inf_fail(p, at, "global array '%s' is larger than the 64 KiB of constant memory", path);
+        r.type = jt_array(vm, a->dtype, a->ndim, 'C');
+        r.builtin = JB_CONST;
+        r.constant = v;
+        return r;
+    }
     if (ty == vm->t_module) {
         Module *m = (Module *)AS_OBJ(v);
         char buf[256];

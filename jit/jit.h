@@ -114,6 +114,7 @@ typedef enum JBuiltin {
     JB_SHFL_IDX, JB_SHFL_UP, JB_SHFL_DOWN, JB_SHFL_XOR,
     JB_VOTE_ALL, JB_VOTE_ANY, JB_VOTE_EQ, JB_BALLOT, JB_ACTIVEMASK, JB_SYNCWARP,
     JB_PRINT,                         /* print(scalars and constant strings): void */
+    JB_CONST_ARRAY,                   /* cuda.const.array_like(global array): the array, in constant memory */
     JB__COUNT
 } JBuiltin;
 

@@ -5,12 +5,49 @@
 */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "target.h"
 
 /* A captured constant (int, float, bool, or a tuple of those) as type t. */
+static LLVMValueRef const_array(Lower *L, const JType *t, LLVMValueRef data, const int64_t *shape);
+
+/* A global array captured at compile time: its elements (C order) in a
+** constant global (.const on PTX), viewed as an array value. */
+static LLVMValueRef const_global_array(Lower *L, Value v, const JType *t, const AstNode *at) {
+    if (!nd_check(L->vm, v)) lower_fail(L, at, "bad array constant");
+    NDArray *a = (NDArray *)AS_OBJ(v);
+    if (a->ndim != t->ndim || a->dtype != t->dtype) lower_fail(L, at, "global array changed type since compilation");
+    size_t isz = nd_itemsize(a->dtype), n = (size_t)a->size;
+    char *bytes = malloc(n * isz + 1);
+    if (!bytes) lower_fail(L, at, "out of memory");
+    int64_t idx[3] = {0, 0, 0};
+    for (size_t e = 0; e < n; e++) {
+        const char *src = a->data;
+        for (int k = 0; k < a->ndim; k++) src += idx[k] * a->strides[k];
+        memcpy(bytes + e * isz, src, isz);
+        for (int k = a->ndim - 1; k >= 0; k--) {
+            if (++idx[k] < a->shape[k]) break;
+            idx[k] = 0;
+        }
+    }
+    LLVMValueRef init = LLVMConstStringInContext(L->C, bytes, (unsigned)(n * isz), 1);
+    free(bytes);
+    unsigned as = L->tg->kind == JIT_TARGET_PTX ? 4 : 0;
+    LLVMValueRef g = LLVMAddGlobalInAddressSpace(L->M, LLVMTypeOf(init), "__gpy_const", as);
+    LLVMSetInitializer(g, init);
+    LLVMSetGlobalConstant(g, 1);
+    LLVMSetLinkage(g, LLVMInternalLinkage);
+    LLVMSetAlignment(g, 16);
+    LLVMValueRef data = as ? LLVMConstAddrSpaceCast(g, L->t_ptr) : g;
+    int64_t shape[3] = {0, 0, 0};
+    for (int k = 0; k < a->ndim; k++) shape[k] = a->shape[k];
+    return const_array(L, t, data, shape);
+}
+
 LLVMValueRef lower_const(Lower *L, Value v, const JType *t, const AstNode *at) {
+    if (t->kind == JK_ARRAY) return const_global_array(L, v, t, at);
     if (t->kind == JK_TUPLE) {
         if (!IS_TUPLE(L->vm, v) || AS_TUPLE(v)->len != t->n) lower_fail(L, at, "bad tuple constant");
         LLVMValueRef el[64];
@@ -527,6 +564,7 @@ LLVMValueRef lower_builtin_call(Lower *L, AstNode *n, JInfo *info) {
         return lower_atomic(L, n, info);
     case JB_ATOMIC_CAS1: return lower_cas1(L, n, info);
     case JB_PRINT: lower_print(L, n); return NULL;
+    case JB_CONST_ARRAY: return lower_expr(L, args->items[0]);
     case JB_SYNCTHREADS_COUNT: case JB_SYNCTHREADS_AND: case JB_SYNCTHREADS_OR:
         return lower_barrier_reduce(L, n, info);
     case JB_THREADFENCE: case JB_THREADFENCE_BLOCK: case JB_THREADFENCE_SYSTEM:

@@ -590,6 +590,7 @@ static void cuda_free_hook(VM *vm) {
     cuda_dispatch_free_all(vm, st);
     if (st->device) gpu_cpu_free(st->device);
     st->device = NULL;
+    cuda_array_free_all(vm, st);
     if (st->gpu) gpu_cuda_close(st->gpu);
     st->gpu = NULL;
     free(st);

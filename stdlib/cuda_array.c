@@ -68,6 +68,12 @@ static Value gpu_array_new(VM *vm, GpuCuda *c, NDArray *a, bool upload) {
     d->dptr = d->base;
     d->bytes = bytes;
     d->gen = vm->cuda->gen;
+    if (d->base) {
+        CudaState *st = vm->cuda;
+        d->next = st->allocations;
+        if (st->allocations) st->allocations->prev = d;
+        st->allocations = d;
+    }
     status = upload ? gpu_cuda_memcpy_htod(c, d->base, a->data, bytes, err, sizeof err)
                     : gpu_cuda_memset(c, d->base, 0, bytes, err, sizeof err);
     if (status) cuda_raise_status(vm, status, err);
@@ -75,11 +81,26 @@ static Value gpu_array_new(VM *vm, GpuCuda *c, NDArray *a, bool upload) {
     return v;
 }
 
+/* Unlinks d from the live allocations and frees its device memory (when
+** its context is still the live one). */
+static void release(CudaState *st, DevArray *d) {
+    if (d->prev) d->prev->next = d->next;
+    else if (st->allocations == d) st->allocations = d->next;
+    if (d->next) d->next->prev = d->prev;
+    d->prev = d->next = NULL;
+    if (st->gpu && d->gen == st->gen) gpu_cuda_free(st->gpu, d->base, NULL, 0);
+    d->base = 0;
+}
+
 static void devarray_finalize(VM *vm, Obj *o) {
     DevArray *d = (DevArray *)o;
-    if (!d->base || !vm->cuda || !vm->cuda->gpu || d->gen != vm->cuda->gen) return;
-    gpu_cuda_free(vm->cuda->gpu, d->base, NULL, 0);
-    d->base = 0;
+    if (!d->base || !vm->cuda) return;
+    release(vm->cuda, d);
+}
+
+void cuda_array_free_all(VM *vm, CudaState *st) {
+    (void)vm;
+    while (st->allocations) release(st, st->allocations);
 }
 
 CUdeviceptr cuda_devarray_ptr(VM *vm, Value v) {

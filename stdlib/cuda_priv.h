@@ -44,6 +44,7 @@ typedef struct CudaState {
     uint32_t gen;             /* bumped at each context reset/device change: older handles are dead */
     char why[512];            /* CUDA_DEV_FAILED: why GPY_DEVICE=cuda cannot run */
     Dispatcher *dispatchers;  /* every live dispatcher (their kernels are freed at vm_free) */
+    struct DevArray *allocations; /* GPU device arrays owning device memory (freed at vm_free) */
     /* interned kernel types of scalars and arrays, looked up without hashing
     ** on the launch path: [dtype][ndim][layout C=0 / A=1] */
     const JType *scalar_types[ND__COUNT];
@@ -78,6 +79,7 @@ typedef struct DevArray {
     CUdeviceptr base;  /* GPU owner: the allocation */
     size_t bytes;      /* GPU owner: its size */
     uint32_t gen;      /* CudaState.gen when allocated */
+    struct DevArray *prev, *next; /* GPU owners: CudaState.allocations */
 } DevArray;
 void cuda_array_init(VM *vm, CudaState *st);
 /* True when v is a device array. */
@@ -86,6 +88,8 @@ bool cuda_is_devarray(VM *vm, Value v);
 Value cuda_devarray_wrap(VM *vm, NDArray *a);
 /* The NDArray behind a host or device array; NULL when v is neither. */
 NDArray *cuda_array_of(VM *vm, Value v);
+/* GPU: frees the device memory of every live device array (vm_free). */
+void cuda_array_free_all(VM *vm, CudaState *st);
 /* GPU: the device address of a device array's data. */
 CUdeviceptr cuda_devarray_ptr(VM *vm, Value v);
 /* GPU: refreshes a device array's host mirror from device memory. */

@@ -127,6 +127,13 @@ again: CUDA_ERROR_ILLEGAL_ADDRESS: an illegal m
 the VM still works: 42
 (8,)"
 
+# ---- a launch the driver refuses (not sticky): an exception, and the next launch works
+run launcherr "$T/launch_error.gpy" FAKE_CUDA_FAIL_LAUNCH=1 FAKE_CUDA_FAIL_CODE=701 || { cat "$tmp/launcherr.err"; fail "launch_error.gpy"; }
+grep -q "^CudaAPIError: launch of kernel 'inc' failed: CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: too many resources requested for launch" "$tmp/launcherr.out" ||
+  { cat "$tmp/launcherr.out"; fail "launch_error: message"; }
+[ "$(tail -1 "$tmp/launcherr.out")" = "(8,)" ] || fail "launch_error: the next launch"
+[ "$(grep -c '^launch' "$tmp/launcherr.log")" -eq 1 ] || fail "launch_error: expected 1 recorded launch"
+
 # ---- GPY_DEVICE=cuda without a driver: an error that says why
 GPY_LIBCUDA=/nonexistent GPY_DEVICE=cuda timeout 20 "$GPY" "$ROOT/examples/vector_add.gpy" >"$tmp/nolib.out" 2>&1 && fail "no driver: exit status 0"
 grep -q '^CudaAPIError: GPY_DEVICE=cuda: /nonexistent not found: ' "$tmp/nolib.out" || { cat "$tmp/nolib.out"; fail "no driver: message"; }
