@@ -196,6 +196,8 @@ typedef CUresult (*PFN_cuModuleLoadDataEx)(CUmodule *m, const void *image, unsig
                                            CUjit_option *opts, void **values); /* cuModuleLoadDataEx */
 typedef CUresult (*PFN_cuModuleGetFunction)(CUfunction *f, CUmodule m, const char *name); /* cuModuleGetFunction */
 typedef CUresult (*PFN_cuModuleUnload)(CUmodule m);                                 /* cuModuleUnload */
+typedef CUresult (*PFN_cuModuleGetGlobal)(CUdeviceptr *dptr, size_t *bytes, CUmodule m,
+                                          const char *name); /* cuModuleGetGlobal_v2 */
 typedef CUresult (*PFN_cuFuncGetAttribute)(int *v, CUfunction_attribute a, CUfunction f); /* cuFuncGetAttribute */
 typedef CUresult (*PFN_cuFuncSetAttribute)(CUfunction f, CUfunction_attribute a, int v);  /* cuFuncSetAttribute */
 typedef CUresult (*PFN_cuLaunchKernel)(CUfunction f, unsigned gx, unsigned gy, unsigned gz,

@@ -189,6 +189,10 @@ int gpu_cuda_module_load_ptx(GpuCuda *c, const char *ptx, CUmodule *out, char *i
 int gpu_cuda_module_link_ptx(GpuCuda *c, const char *ptx, const char *library_path, CUmodule *out,
                              char *info_log, size_t info_size, char *err, size_t errsize);
 int gpu_cuda_module_unload(GpuCuda *c, CUmodule m, char *err, size_t errsize);
+/* The device address and size of a module's global variable (cuModuleGetGlobal;
+** the debug-mode error record). GPU_CUDA_ENOLIB when the driver lacks it. */
+int gpu_cuda_module_get_global(GpuCuda *c, CUmodule m, const char *name, CUdeviceptr *dptr, size_t *bytes,
+                               char *err, size_t errsize);
 /* Finds the toolkit's device runtime (libcudadevrt.a) for
 ** gpu_cuda_module_link_ptx: under $GPY_CUDA_HOME, $CUDA_HOME, the build's
 ** GPY_CUDA_HOME and /usr/local/cuda (lib64/, then lib/), then

@@ -164,6 +164,27 @@ int gpu_cuda_module_unload(GpuCuda *c, CUmodule m, char *err, size_t errsize)
     return r ? gpu_cuda_fail(c, r, "unloading a module", err, errsize) : 0;
 }
 
+int gpu_cuda_module_get_global(GpuCuda *c, CUmodule m, const char *name, CUdeviceptr *dptr, size_t *bytes,
+                               char *err, size_t errsize)
+{
+    *dptr = 0;
+    *bytes = 0;
+    if (!m || !name)
+        return gpu_cuda_refuse(GPU_CUDA_EARG, err, errsize, "no module or no global name");
+    if (!c->lib->cuModuleGetGlobal)
+        return gpu_cuda_refuse(GPU_CUDA_ENOLIB, err, errsize, "the driver has no cuModuleGetGlobal");
+    int st = gpu_cuda_make_current(c, err, errsize);
+    if (st)
+        return st;
+    CUresult r = c->lib->cuModuleGetGlobal(dptr, bytes, m, name);
+    if (r != CUDA_SUCCESS) {
+        char context[200];
+        snprintf(context, sizeof context, "global '%.180s'", name);
+        return gpu_cuda_fail(c, r, context, err, errsize);
+    }
+    return 0;
+}
+
 int gpu_cuda_get_function(GpuCuda *c, CUmodule m, const char *name, GpuCudaFunction *out, char *err,
                           size_t errsize)
 {

@@ -46,6 +46,7 @@
     X(cuModuleLoadDataEx, "cuModuleLoadDataEx", 1)                       \
     X(cuModuleGetFunction, "cuModuleGetFunction", 1)                     \
     X(cuModuleUnload, "cuModuleUnload", 1)                               \
+    X(cuModuleGetGlobal, "cuModuleGetGlobal_v2", 0)                      \
     X(cuFuncGetAttribute, "cuFuncGetAttribute", 1)                       \
     X(cuFuncSetAttribute, "cuFuncSetAttribute", 1)                       \
     X(cuLaunchKernel, "cuLaunchKernel", 1)                               \

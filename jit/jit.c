@@ -16,6 +16,7 @@
 #include <llvm-c/Transforms/PassBuilder.h>
 
 #include "../gpu/cpu_device.h"
+#include "jit_cache.h"
 #include "target.h"
 
 struct JitModule {
@@ -195,8 +196,19 @@ static void lower_init(Lower *L, VM *vm, LLVMContextRef C, LLVMModuleRef M, cons
 static void lower_done(Lower *L) {
     free(L->vars);
     free(L->fns);
+    free(L->sites);
     L->vars = NULL;
     L->fns = NULL;
+    L->sites = NULL;
+}
+
+/* Debug mode: hands the site table to k (the first compile's; CPU and PTX
+** lower the same source in the same order, so the ids agree). */
+static void take_sites(Lower *L, JitKernel *k) {
+    if (!k || k->dbg_sites || !L->sites) return;
+    k->dbg_sites = L->sites;
+    k->ndbg_sites = L->nsites;
+    L->sites = NULL;
 }
 
 /* Verifies M; a failure names the function and LLVM's complaint. */
@@ -282,9 +294,11 @@ static char *compile_ptx(VM *vm, struct JitState *js, JFunc *f, int cc, bool fas
     LLVMDisposeTargetData(td);
     Lower L;
     lower_init(&L, vm, C, M, &jit_target_ptx, fastmath, err, errsize);
+    L.debug = k && k->debug;
     LLVMValueRef fn = build(&L, f, device_only);
     char *ptx = NULL;
     if (!fn) goto done;
+    take_sites(&L, k);
     if (k && L.smem_bytes > k->shared_bytes) k->shared_bytes = L.smem_bytes; /* the CPU layout pads: keep the larger */
     size_t len;
     snprintf(entry, entrysize, "%s", LLVMGetValueName2(fn, &len));
@@ -340,10 +354,16 @@ static bool compile_cpu(VM *vm, struct JitState *js, JFunc *f, bool fastmath, Ji
     LLVMSetDataLayout(M, LLVMOrcLLJITGetDataLayoutStr(J));
     Lower L;
     lower_init(&L, vm, C, M, &jit_target_cpu, fastmath, err, errsize);
+    L.debug = k->debug;
+    /* the record's symbol is unique in the JITDylib, like the entries */
+    snprintf(L.err_symbol, sizeof L.err_symbol, "%s_%u", JIT_DEBUG_ERR_SYMBOL, js->serial + 1);
     LLVMValueRef body = build(&L, f, false);
-    char bname[200], tname[200];
+    char bname[200], tname[200], ename[64];
     size_t len;
     if (!body) goto fail;
+    bool has_err = L.dbg_err != NULL;
+    snprintf(ename, sizeof ename, "%s", L.err_symbol);
+    take_sites(&L, k);
     unsigned serial = ++js->serial;
     const char *bn = LLVMGetValueName2(body, &len);
     snprintf(bname, sizeof bname, "%.150s_block_%u", bn, serial);
@@ -390,6 +410,14 @@ static bool compile_cpu(VM *vm, struct JitState *js, JFunc *f, bool fastmath, Ji
         }
         k->cpu_block = (CpuBlockFn)(uintptr_t)addr;
     }
+    if (has_err) {
+        e = LLVMOrcLLJITLookup(J, &addr, ename);
+        if (e) {
+            take_error(e, err, errsize, "native compile failed");
+            return false;
+        }
+        k->dbg_err = (JitErrRecord *)(uintptr_t)addr;
+    }
     return true;
 fail:
     lower_done(&L);
@@ -400,6 +428,13 @@ fail:
 
 JitKernel *jit_compile(VM *vm, Function *fn, int nargs, const JType *const *argtypes, int targets,
                        int cc, bool fastmath, char *err, size_t errsize) {
+    JitOptions o = {.fastmath = fastmath};
+    return jit_compile_opts(vm, fn, nargs, argtypes, targets, cc, &o, err, errsize);
+}
+
+JitKernel *jit_compile_opts(VM *vm, Function *fn, int nargs, const JType *const *argtypes, int targets,
+                            int cc, const JitOptions *opts, char *err, size_t errsize) {
+    bool fastmath = opts && opts->fastmath;
     struct JitState *js = jit_state(vm);
     if (!js) {
         snprintf(err, errsize, "out of memory");
@@ -420,6 +455,7 @@ JitKernel *jit_compile(VM *vm, Function *fn, int nargs, const JType *const *argt
     }
     k->func = f;
     k->uses_barrier = f->uses_barrier;
+    k->debug = opts && opts->debug;
     {
         /* the parameter ABI, computed with a throwaway context */
         LLVMContextRef C = LLVMContextCreate();
@@ -475,6 +511,7 @@ void jit_kernel_free(VM *vm, JitKernel *k) {
     free(k->params);
     free(k->ptx);
     free(k->llvm_ir);
+    free(k->dbg_sites);
     free(k);
 }
 
@@ -494,4 +531,29 @@ char *jit_compile_ptx_device(VM *vm, Function *fn, int nargs, const JType *const
     if (ret) *ret = f->ret;
     jf_free(f);
     return ptx;
+}
+
+/* ------------------------------------------- for jit_cache.c (disk cache) */
+
+LLVMOrcLLJITRef jit_lljit(VM *vm, char *err, size_t errsize) {
+    struct JitState *js = jit_state(vm);
+    if (!js) {
+        snprintf(err, errsize, "out of memory");
+        return NULL;
+    }
+    return get_lljit(js, err, errsize);
+}
+
+/* Gives k the tracker of its native code (removed by jit_kernel_free); on
+** failure removes and releases it here. */
+bool jit_kernel_set_tracker(JitKernel *k, LLVMOrcResourceTrackerRef rt) {
+    if (!k->module) k->module = calloc(1, sizeof *k->module);
+    if (!k->module) {
+        LLVMErrorRef e = LLVMOrcResourceTrackerRemove(rt);
+        if (e) LLVMConsumeError(e);
+        LLVMOrcReleaseResourceTracker(rt);
+        return false;
+    }
+    k->module->rt = rt;
+    return true;
 }

@@ -233,7 +233,59 @@ typedef struct JitKernel {
     char entry[160];        /* the .entry name in the PTX */
     char *llvm_ir;          /* textual IR after optimization (inspect_llvm), or NULL */
     struct JitModule *module; /* back-end resources (ORC tracker) freed by jit_kernel_free */
+    /* debug mode (@cuda.jit(debug=True)): bounds-checked indexing */
+    bool debug;
+    struct JitSite *dbg_sites;      /* site id → where (malloc'd), ndbg_sites entries */
+    int ndbg_sites;
+    struct JitErrRecord *dbg_err;   /* CPU: the record inside the kernel's native code */
 } JitKernel;
+
+/* ------------------------------------------------------------ debug mode
+** A debug kernel checks every array index (after the negative wrap:
+** 0 <= idx < shape[d]). A failing thread writes the error record (first
+** writer wins, by an atomic compare-and-swap on flag) and returns; any
+** thread returning from a device call while flag is set returns too. The
+** record is a global of the kernel's module: on the CPU device the JitKernel
+** points at it (dbg_err); in PTX it is the .global JIT_DEBUG_ERR_SYMBOL,
+** read back by the launcher with the driver's module-global API. No trap:
+** a trap makes the CUDA context unusable, so the record could not be read. */
+#define JIT_DEBUG_ERR_SYMBOL "__gpy_err"
+#define JIT_DEBUG_MAXDIM 4
+typedef struct JitErrRecord {
+    int32_t flag;                    /* 0 none; 1 recorded */
+    int32_t site;                    /* index into JitKernel.dbg_sites */
+    int32_t axis;                    /* the first axis out of bounds */
+    int32_t ndim;                    /* indices recorded (at most JIT_DEBUG_MAXDIM) */
+    int64_t idx[JIT_DEBUG_MAXDIM];   /* the indices as written (before the negative wrap) */
+    int64_t shape[JIT_DEBUG_MAXDIM];
+    int32_t tid[3];                  /* threadIdx of the failing thread */
+    int32_t ctaid[3];                /* blockIdx */
+} JitErrRecord;
+
+/* One checked indexing expression. */
+typedef struct JitSite {
+    char func[64];    /* the kernel or device function holding it */
+    bool in_device;   /* func is a device function */
+    char file[160];
+    int line;
+    char array[64];   /* the array's name in the source ("a", or the expression) */
+    char expr[128];   /* the source text of the access ("a[i, j]") */
+} JitSite;
+
+typedef struct JitOptions {
+    bool fastmath;
+    bool debug;       /* bounds checks (see above) */
+} JitOptions;
+
+/* jit_compile with options (jit_compile is this with {fastmath}). */
+JitKernel *jit_compile_opts(VM *vm, Function *fn, int nargs, const JType *const *argtypes, int targets,
+                            int cc, const JitOptions *opts, char *err, size_t errsize);
+/* Clears the CPU error record of a debug kernel before a launch (no-op otherwise). */
+void jit_debug_reset(JitKernel *k);
+/* When rec->flag is set, writes the IndexError message for it into msg
+** ("kernel 'k' (file.gpy:7): index 10 is out of bounds for axis 0 with size
+** 10 in 'a[i]' at threadIdx (2, 0, 0), blockIdx (1, 0, 0)") and returns true. */
+bool jit_debug_message(const JitKernel *k, const JitErrRecord *rec, char *msg, size_t size);
 
 /* Compiles fn for argument types on the given targets (a bitmask of
 ** JitTarget). PTX is for compute capability cc (e.g. 80; 0 = from

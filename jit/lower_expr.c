@@ -332,17 +332,24 @@ static LLVMValueRef lower_ifexp(Lower *L, AstNode *n, JInfo *info) {
 
 /* ------------------------------------------------------------- arrays */
 
-/* The i64 index value idx (of type t), wrapped when negative. */
-static LLVMValueRef wrap_index(Lower *L, LLVMValueRef idx, const JType *t, LLVMValueRef dim,
-                               const AstNode *at) {
+/* The i64 index value idx (of type t), wrapped when negative; *raw (when
+** not NULL) receives it before the wrap. */
+static LLVMValueRef wrap_index_raw(Lower *L, LLVMValueRef idx, const JType *t, LLVMValueRef dim,
+                                   const AstNode *at, LLVMValueRef *raw) {
     if (!jt_is_int(t) && t->kind != JK_BOOL) {
         char tb[128];
         lower_fail(L, at, "array index of type %s", jt_name(t, tb, sizeof tb));
     }
     LLVMValueRef i = lower_convert(L, idx, t, jt_scalar(L->vm, JK_INT64), at);
+    if (raw) *raw = i;
     if (!is_signed(t)) return i;
     LLVMValueRef neg = LLVMBuildICmp(L->B, LLVMIntSLT, i, LLVMConstInt(L->t_i64, 0, 0), "");
     return LLVMBuildSelect(L->B, neg, LLVMBuildAdd(L->B, i, dim, ""), i, "");
+}
+
+static LLVMValueRef wrap_index(Lower *L, LLVMValueRef idx, const JType *t, LLVMValueRef dim,
+                               const AstNode *at) {
+    return wrap_index_raw(L, idx, t, dim, at, NULL);
 }
 
 /* Gathers the index values of a subscript: a tuple literal, a tuple value
@@ -385,14 +392,22 @@ static LLVMValueRef elem_addr_n(Lower *L, LLVMValueRef arr, const JType *at, LLV
     LLVMValueRef data = LLVMBuildExtractValue(B, arr, 0, "");
     LLVMValueRef shape = LLVMBuildExtractValue(B, arr, 1, "");
     LLVMTypeRef et = lower_mem_type(L, jt_scalar(L->vm, (JKind)at->dtype));
+    /* debug mode: the wrapped and raw indices and the dimensions, checked below */
+    LLVMValueRef dbg_idx[32], dbg_raw[32], dbg_dim[32];
     if (at->layout == 'C') {
         /* linear element index by Horner's rule over the shape */
         LLVMValueRef lin = NULL;
         for (int k = 0; k < at->ndim; k++) {
             LLVMValueRef dim = LLVMBuildExtractValue(B, shape, (unsigned)k, "");
-            LLVMValueRef ik = k < nidx ? wrap_index(L, vals[k], types[k], dim, node) : LLVMConstInt(L->t_i64, 0, 0);
+            LLVMValueRef ik = k < nidx ? wrap_index_raw(L, vals[k], types[k], dim, node, &dbg_raw[k])
+                                       : LLVMConstInt(L->t_i64, 0, 0);
+            if (k < nidx && k < 32) {
+                dbg_idx[k] = ik;
+                dbg_dim[k] = dim;
+            }
             lin = lin ? LLVMBuildAdd(B, LLVMBuildMul(B, lin, dim, ""), ik, "") : ik;
         }
+        lower_debug_bounds(L, dbg_idx, dbg_raw, dbg_dim, nidx, node);
         if (!lin) return data;
         return LLVMBuildGEP2(B, et, data, &lin, 1, "");
     }
@@ -400,10 +415,15 @@ static LLVMValueRef elem_addr_n(Lower *L, LLVMValueRef arr, const JType *at, LLV
     LLVMValueRef off = NULL;
     for (int k = 0; k < nidx; k++) {
         LLVMValueRef dim = LLVMBuildExtractValue(B, shape, (unsigned)k, "");
-        LLVMValueRef ik = wrap_index(L, vals[k], types[k], dim, node);
+        LLVMValueRef ik = wrap_index_raw(L, vals[k], types[k], dim, node, &dbg_raw[k < 32 ? k : 31]);
+        if (k < 32) {
+            dbg_idx[k] = ik;
+            dbg_dim[k] = dim;
+        }
         LLVMValueRef term = LLVMBuildMul(B, ik, LLVMBuildExtractValue(B, strides, (unsigned)k, ""), "");
         off = off ? LLVMBuildAdd(B, off, term, "") : term;
     }
+    lower_debug_bounds(L, dbg_idx, dbg_raw, dbg_dim, nidx, node);
     if (!off) return data;
     return LLVMBuildGEP2(B, L->t_i8, data, &off, 1, "");
 }
@@ -526,6 +546,7 @@ static LLVMValueRef lower_device_call(Lower *L, AstNode *n, JInfo *info) {
         args[na++] = v ? v : LLVMGetUndef(L->t_i8);
     }
     LLVMValueRef r = LLVMBuildCall2(L->B, LLVMGlobalGetValueType(fn), fn, args, (unsigned)na, "");
+    lower_debug_after_call(L);
     if (!lower_type(L, g->ret)) return NULL;
     return lower_convert(L, r, g->ret, info->type, n);
 }

@@ -76,6 +76,12 @@ struct Lower {
     int nshared;
     LLVMValueRef dyn_off;      /* CPU: i64 global holding the dynamic shared offset, or NULL */
     bool needs_libdevice;
+    /* debug mode (lower_debug.c): bounds checks writing the module's error record */
+    bool debug;
+    char err_symbol[64];       /* the record global's name (unique per CPU module) */
+    LLVMValueRef dbg_err;      /* that global, created on first use */
+    JitSite *sites;            /* malloc'd; handed to the JitKernel */
+    int nsites, capsites;
     /* errors */
     char *err;
     size_t errsize;
@@ -141,6 +147,15 @@ LLVMValueRef lower_sreg64(Lower *L, JSreg which, int dim);
 LLVMValueRef lower_fm(Lower *L, LLVMValueRef v);
 /* Opens a fresh block when the current one is terminated (dead code). */
 void lower_open_block(Lower *L);
+
+/* ---- lower_debug.c ---- */
+/* Debug mode: branches to the error path unless 0 <= idx[k] < dims[k] for
+** every k (idx already wrapped; raw as written, for the message). node is
+** the subscript (or atomic call) being lowered. */
+void lower_debug_bounds(Lower *L, LLVMValueRef *idx, LLVMValueRef *raw, LLVMValueRef *dims, int n,
+                        const AstNode *node);
+/* Debug mode: after a device call, returns when an error was recorded. */
+void lower_debug_after_call(Lower *L);
 
 /* ---- lower_stmt.c ---- */
 void lower_body(Lower *L, AstList *body);

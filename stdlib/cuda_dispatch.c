@@ -48,6 +48,8 @@ struct Dispatcher {
     Value sigs;    /* list of the signature strings given at decoration, or None */
     bool device;   /* a device function */
     bool fastmath;
+    bool debug;    /* @cuda.jit(debug=True): bounds-checked indexing (jit.h, debug mode) */
+    bool cache;    /* @cuda.jit(cache=True): compiled code kept on disk (cuda_cache.c) */
     bool eager;    /* compiled from signatures: no new specializations at launch */
     int last;      /* index of the spec the previous launch used */
     Spec *specs;   /* gc_malloc'd */
@@ -340,6 +342,7 @@ static void free_specs(VM *vm, Dispatcher *d) {
 }
 
 void cuda_dispatch_free_all(VM *vm, CudaState *st) {
+    cuda_cache_report(vm, st);
     for (Dispatcher *d = st->dispatchers; d; d = d->next) free_specs(vm, d);
     st->dispatchers = NULL;
 }
@@ -390,7 +393,14 @@ static Spec *compile_spec(VM *vm, Dispatcher *d, int nargs, const JType *const *
     }
     char err[4096];
     err[0] = '\0';
-    JitKernel *k = jit_compile(vm, disp_fn(d), nargs, types, targets, cc, d->fastmath, err, sizeof err);
+    JitOptions jo = {.fastmath = d->fastmath, .debug = d->debug};
+    /* the disk cache holds one target per entry (not the CPU+PTX of GPY_DUMP_PTX) */
+    bool use_cache = d->cache && !d->debug && (targets == JIT_TARGET_CPU || targets == JIT_TARGET_PTX);
+    JitKernel *k = use_cache ? cuda_cache_load(vm, disp_fn(d), nargs, types, targets, cc, d->fastmath) : NULL;
+    if (!k) {
+        k = jit_compile_opts(vm, disp_fn(d), nargs, types, targets, cc, &jo, err, sizeof err);
+        if (k && use_cache) cuda_cache_store(vm, disp_fn(d), k, targets, cc, d->fastmath);
+    }
     if (!k) {
         gc_free(vm, (void *)types, (size_t)(nargs ? nargs : 1) * sizeof(JType *));
         vm_raise(vm, st->t_typing_error, "%s", err[0] ? err : "kernel compilation failed");
@@ -730,11 +740,24 @@ static void load_spec(VM *vm, Dispatcher *d, Spec *s) {
     s->loaded = true;
 }
 
+/* Debug kernels on the GPU: the device address of the module's error record
+** (JIT_DEBUG_ERR_SYMBOL), or 0 when there is none or the driver cannot say. */
+static CUdeviceptr debug_record_ptr(VM *vm, Spec *s) {
+    if (!s->k->debug || !s->k->ndbg_sites) return 0;
+    CUdeviceptr p = 0;
+    size_t bytes = 0;
+    if (gpu_cuda_module_get_global(vm->cuda->gpu, s->mod, JIT_DEBUG_ERR_SYMBOL, &p, &bytes, NULL, 0) != 0 ||
+        bytes < sizeof(JitErrRecord))
+        return 0;
+    return p;
+}
+
 /* The GPU half of a launch: marshals device pointers (copying host arrays
 ** in), launches on the stream, and copies host arrays back out (which waits
 ** for the kernel, as in Numba). */
 static Value launch_gpu(VM *vm, Launch *l, Dispatcher *d, Spec *s, Marshal *m, int argc, Value *argv) {
     char err[GPU_CUDA_ERRSIZE];
+    int status;
     if (!s->plan) vm_raise_kind(vm, SystemError, "kernel '%s' has no parameter layout", disp_name(d));
     load_spec(vm, d, s);
     CUstream stream = cuda_stream_of(vm, l->stream);
@@ -746,12 +769,18 @@ static Value launch_gpu(VM *vm, Launch *l, Dispatcher *d, Spec *s, Marshal *m, i
             if (m->status) cuda_raise_status(vm, m->status, msg);
             vm_raise_kind(vm, TypeError, "%s", msg);
         }
+    CUdeviceptr dbg = debug_record_ptr(vm, s);
+    if (dbg && (status = gpu_cuda_memset_async(vm->cuda->gpu, dbg, 0, sizeof(JitErrRecord), stream, err,
+                                               sizeof err)) != 0) {
+        temps_finish(vm, m, false, err, sizeof err);
+        cuda_raise_status(vm, status, "debug mode: cannot clear the kernel's error record");
+    }
     GpuCudaLaunch gl = {.shared_bytes = l->dyn_shared, .stream = stream, .params = s->plan->ptrs};
     for (int i = 0; i < 3; i++) {
         gl.grid[i] = l->grid[i];
         gl.block[i] = l->block[i];
     }
-    int status = m->n != s->k->nparams ? GPU_CUDA_EARG : gpu_cuda_launch(vm->cuda->gpu, &s->fn, &gl, err, sizeof err);
+    status = m->n != s->k->nparams ? GPU_CUDA_EARG : gpu_cuda_launch(vm->cuda->gpu, &s->fn, &gl, err, sizeof err);
     if (m->n != s->k->nparams)
         snprintf(err, sizeof err, "%d parameters marshalled, the compiled kernel takes %d", m->n, s->k->nparams);
     char err2[GPU_CUDA_ERRSIZE];
@@ -762,6 +791,14 @@ static Value launch_gpu(VM *vm, Launch *l, Dispatcher *d, Spec *s, Marshal *m, i
         cuda_raise_status(vm, status, msg);
     }
     if (status2) cuda_raise_status(vm, status2, err2);
+    if (dbg) { /* debug mode: wait for the kernel, read its error record back */
+        JitErrRecord rec;
+        status = gpu_cuda_stream_synchronize(vm->cuda->gpu, stream, err, sizeof err);
+        if (!status) status = gpu_cuda_memcpy_dtoh(vm->cuda->gpu, &rec, dbg, sizeof rec, err, sizeof err);
+        if (status) cuda_raise_status(vm, status, err);
+        char msg[1024];
+        if (jit_debug_message(s->k, &rec, msg, sizeof msg)) vm_raise_kind(vm, IndexError, "%s", msg);
+    }
     return NONE_VAL;
 }
 
@@ -821,8 +858,15 @@ static Value launch_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs
     cl.thread_fn = k->cpu_thread;
     cl.uses_barrier = k->uses_barrier;
     cl.params = m.ptrs;
+    jit_debug_reset(k);
     if (gpu_cpu_launch(st->device, &cl, err, sizeof err) != 0)
         vm_raise_kind(vm, RuntimeError, "launch of kernel '%s' failed: %s", disp_name(d), err);
+    if (k->dbg_err && k->dbg_err->flag) { /* debug mode: an index was out of bounds */
+        char msg[1024];
+        jit_debug_message(k, k->dbg_err, msg, sizeof msg);
+        jit_debug_reset(k);
+        vm_raise_kind(vm, IndexError, "%s", msg);
+    }
     return NONE_VAL;
 }
 
@@ -931,7 +975,13 @@ static Value spec_text(VM *vm, Dispatcher *d, Spec *s, InspectWhat what) {
     if (!s->ptx) {
         char err[4096];
         err[0] = '\0';
-        s->ptx = jit_compile(vm, disp_fn(d), s->nargs, s->types, JIT_TARGET_PTX, 0, d->fastmath, err, sizeof err);
+        JitOptions jo = {.fastmath = d->fastmath, .debug = d->debug};
+        bool use_cache = d->cache && !d->debug;
+        s->ptx = use_cache ? cuda_cache_load(vm, disp_fn(d), s->nargs, s->types, JIT_TARGET_PTX, 0, d->fastmath) : NULL;
+        if (!s->ptx) {
+            s->ptx = jit_compile_opts(vm, disp_fn(d), s->nargs, s->types, JIT_TARGET_PTX, 0, &jo, err, sizeof err);
+            if (s->ptx && use_cache) cuda_cache_store(vm, disp_fn(d), s->ptx, JIT_TARGET_PTX, 0, d->fastmath);
+        }
         if (!s->ptx) vm_raise(vm, cuda_state(vm)->t_typing_error, "%s", err[0] ? err : "PTX compilation failed");
         cuda_hook_order(vm);
     }
@@ -1017,7 +1067,7 @@ static Value m_forall(VM *vm, int argc, Value *argv, Dict *kwargs) {
 }
 
 /* A new dispatcher for fn; compiles each signature in sigs (a list of Strs or None). */
-static Value dispatcher_new(VM *vm, Value fn, Value sigs, bool device, bool fastmath) {
+static Value dispatcher_new(VM *vm, Value fn, Value sigs, bool device, bool fastmath, bool debug, bool cache) {
     CudaState *st = cuda_state(vm);
     if (!IS_OBJ(fn) || AS_OBJ(fn)->type != vm->t_function) {
         if (is_disp(vm, fn)) vm_raise_kind(vm, TypeError, "cuda.jit: '%s' is already a CUDA function", disp_name(as_disp(fn)));
@@ -1034,6 +1084,8 @@ static Value dispatcher_new(VM *vm, Value fn, Value sigs, bool device, bool fast
     d->sigs = IS_EMPTY(sigs) ? NONE_VAL : sigs;
     d->device = device;
     d->fastmath = fastmath;
+    d->debug = debug;
+    d->cache = cache;
     d->next = st->dispatchers;
     if (st->dispatchers) st->dispatchers->prev = d;
     st->dispatchers = d;
@@ -1060,12 +1112,13 @@ static Value dispatcher_new(VM *vm, Value fn, Value sigs, bool device, bool fast
     return OBJ_VAL(d);
 }
 
-/* Options a decorator made by cuda.jit(...) carries: (sigs, device, fastmath). */
+/* Options a decorator made by cuda.jit(...) carries: (sigs, device, fastmath, debug, cache). */
 static Value f_decorator(VM *vm, int argc, Value *argv, Dict *kwargs) {
     kw_none(vm, "jit", kwargs);
     arg_count(vm, "jit", argc, 1, 1);
     Tuple *opts = AS_TUPLE(vm_current_native(vm)->data);
-    return dispatcher_new(vm, argv[0], opts->items[0], AS_BOOL(opts->items[1]), AS_BOOL(opts->items[2]));
+    return dispatcher_new(vm, argv[0], opts->items[0], AS_BOOL(opts->items[1]), AS_BOOL(opts->items[2]),
+                          opts->len > 3 && AS_BOOL(opts->items[3]), opts->len > 4 && AS_BOOL(opts->items[4]));
 }
 
 /* Normalizes the signature argument of cuda.jit: a str, or a list/tuple of strs → list. */
@@ -1098,20 +1151,24 @@ static Value signature_list(VM *vm, Value v) {
 Value cuda_f_jit(VM *vm, int argc, Value *argv, Dict *kwargs) {
     Value device = kw_take(vm, kwargs, "device");
     Value fastmath = kw_take(vm, kwargs, "fastmath");
-    static const char *const ignored[] = {"debug", "lineinfo", "opt", "cache", "inline", "forceinline",
+    Value debug = kw_take(vm, kwargs, "debug");
+    Value cache = kw_take(vm, kwargs, "cache");
+    static const char *const ignored[] = {"lineinfo", "opt", "inline", "forceinline",
                                           "max_registers", "link", "boundscheck", "lto", "launch_bounds"};
     for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++) (void)kw_take(vm, kwargs, ignored[i]);
     kw_done(vm, "jit", kwargs);
     arg_count(vm, "jit", argc, 0, 1);
     bool is_device = !IS_EMPTY(device) && vm_truthy(vm, device);
     bool is_fast = !IS_EMPTY(fastmath) && vm_truthy(vm, fastmath);
+    bool is_debug = !IS_EMPTY(debug) && vm_truthy(vm, debug);
+    bool is_cache = !IS_EMPTY(cache) && vm_truthy(vm, cache);
     Value target = argc ? argv[0] : NONE_VAL;
     if (IS_OBJ(target) && AS_OBJ(target)->type == vm->t_function)
-        return dispatcher_new(vm, target, NONE_VAL, is_device, is_fast);
+        return dispatcher_new(vm, target, NONE_VAL, is_device, is_fast, is_debug, is_cache);
     Value sigs = IS_NONE(target) ? NONE_VAL : signature_list(vm, target);
     vm_push_root(vm, sigs);
-    Value items[3] = {sigs, BOOL_VAL(is_device), BOOL_VAL(is_fast)};
-    Tuple *opts = tuple_from_array(vm, 3, items);
+    Value items[5] = {sigs, BOOL_VAL(is_device), BOOL_VAL(is_fast), BOOL_VAL(is_debug), BOOL_VAL(is_cache)};
+    Tuple *opts = tuple_from_array(vm, 5, items);
     vm_push_root(vm, OBJ_VAL(opts));
     Value dec = native_new(vm, "jit_decorator", f_decorator, OBJ_VAL(opts));
     vm_pop_roots(vm, 2);

@@ -6,6 +6,7 @@
 **                    streams, events
 **   cuda_array.c     device arrays (to_device, device_array, copy_to_host),
 **                    in host memory on the CPU device, device memory on a GPU
+**   cuda_cache.c     @cuda.jit(cache=True): compiled kernels on disk
 **   cuda_dispatch.c  @cuda.jit dispatchers: signatures, the compile cache,
 **                    argument marshalling, launch on the CPU device or GPU
 ** Nothing outside stdlib/cuda*.c includes this header.
@@ -49,6 +50,8 @@ typedef struct CudaState {
     ** on the launch path: [dtype][ndim][layout C=0 / A=1] */
     const JType *scalar_types[ND__COUNT];
     const JType *array_types[ND__COUNT][8][2];
+    /* @cuda.jit(cache=True) (cuda_cache.c): counted for GPY_CACHE_STATS=1 */
+    unsigned cache_hits, cache_misses, cache_writes;
 } CudaState;
 
 /* The state, created on first use (the module types are made there). */
@@ -115,5 +118,16 @@ Value cuda_f_compile_ptx(VM *vm, int argc, Value *argv, Dict *kwargs);
 ** message in err. */
 int cuda_parse_signature(VM *vm, const char *s, const JType **out, int max, const JType **ret, char *err,
                          size_t errsize);
+
+/* ---- cuda_cache.c ---- */
+/* The cached compile of fn for the argument types and one target
+** (JIT_TARGET_CPU or JIT_TARGET_PTX), or NULL (a miss: the caller compiles
+** and stores). Never raises. */
+JitKernel *cuda_cache_load(VM *vm, Function *fn, int nargs, const JType *const *tys, int target, int cc,
+                           bool fastmath);
+/* Writes k (compiled for that single target) to the cache; failures are ignored. */
+void cuda_cache_store(VM *vm, Function *fn, const JitKernel *k, int target, int cc, bool fastmath);
+/* GPY_CACHE_STATS=1: prints "gpy cache: N hits, M misses, W writes" to stderr. */
+void cuda_cache_report(VM *vm, CudaState *st);
 
 #endif

@@ -108,10 +108,130 @@ static void it_setitem(VM *vm, Value self, Value key, Value value) {
         nd_store_value(vm, a->dtype, flat_ptr(vm, a, AS_INTLIKE(key)), value);
         return;
     }
-    NDArray *v = flat_view(vm, a, true);
+    /* the selected flat positions: arange(size)[key]; the value repeats
+    ** cyclically over them like numpy's flatiter assignment */
+    if (!(a->flags & ND_WRITEABLE)) vm_raise_kind(vm, ValueError, "assignment destination is read-only");
+    NDArray *pos = nd_empty(vm, ND_INT64, 1, &a->size);
+    for (int64_t i = 0; i < a->size; i++) ((int64_t *)pos->data)[i] = i;
+    vm_push_root(vm, OBJ_VAL(pos));
+    NDArray *sel = nd_from_value(vm, nd_getitem(vm, OBJ_VAL(pos), key), -1);
+    vm_push_root(vm, OBJ_VAL(sel));
+    NDArray *sc = nd_copy(vm, sel); /* C order */
+    vm_push_root(vm, OBJ_VAL(sc));
+    NDArray *v = nd_astype(vm, nd_from_value(vm, value, a->dtype), a->dtype);
     vm_push_root(vm, OBJ_VAL(v));
-    nd_setitem(vm, OBJ_VAL(v), key, value);
-    vm_pop_roots(vm, 1);
+    NDArray *vc = nd_copy(vm, v);
+    vm_push_root(vm, OBJ_VAL(vc));
+    size_t is = nd_itemsize(a->dtype);
+    if (vc->size > 0)
+        for (int64_t k = 0; k < sc->size; k++)
+            memcpy(flat_ptr(vm, a, ((int64_t *)sc->data)[k]), vc->data + (size_t)(k % vc->size) * is, is);
+    vm_pop_roots(vm, 5);
+}
+
+/* ---- a.flags ---- */
+
+enum { FL_C, FL_F, FL_O, FL_W, FL_A, FL_X, FL_FNC, FL_FORC, FL_B, FL_CA, FL_FA, FL__COUNT };
+
+/* The value of one flag of a. */
+static bool flag_value(NDArray *a, int f) {
+    bool c = a->flags & ND_C_CONTIGUOUS, fo = a->flags & ND_F_CONTIGUOUS, w = a->flags & ND_WRITEABLE;
+    switch (f) {
+    case FL_C: return c;
+    case FL_F: return fo;
+    case FL_O: return IS_NONE(a->base);
+    case FL_W: return w;
+    case FL_A: return true;
+    case FL_X: return false;
+    case FL_FNC: return fo && !c;
+    case FL_FORC: return fo || c;
+    case FL_B: return w;
+    case FL_CA: return w && c;
+    default: return w && fo && !c;
+    }
+}
+
+/* Flag names: attribute (lowercase) and the item keys numpy accepts. */
+static int flag_attr(const char *s) {
+    static const char *const names[FL__COUNT] = {"c_contiguous", "f_contiguous", "owndata", "writeable", "aligned",
+                                                 "writebackifcopy", "fnc", "forc", "behaved", "carray", "farray"};
+    for (int i = 0; i < FL__COUNT; i++)
+        if (!strcmp(s, names[i])) return i;
+    if (!strcmp(s, "contiguous")) return FL_C;
+    if (!strcmp(s, "fortran")) return FL_F;
+    return -1;
+}
+static int flag_key(const char *s) {
+    static const struct { const char *k; int f; } keys[] = {
+        {"C_CONTIGUOUS", FL_C}, {"C", FL_C}, {"CONTIGUOUS", FL_C}, {"F_CONTIGUOUS", FL_F}, {"F", FL_F},
+        {"FORTRAN", FL_F}, {"OWNDATA", FL_O}, {"O", FL_O}, {"WRITEABLE", FL_W}, {"W", FL_W},
+        {"ALIGNED", FL_A}, {"A", FL_A}, {"WRITEBACKIFCOPY", FL_X}, {"X", FL_X}, {"FNC", FL_FNC},
+        {"FORC", FL_FORC}, {"BEHAVED", FL_B}, {"B", FL_B}, {"CARRAY", FL_CA}, {"CA", FL_CA},
+        {"FARRAY", FL_FA}, {"FA", FL_FA},
+    };
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (!strcmp(s, keys[i].k)) return keys[i].f;
+    return -1;
+}
+
+#define FL_ARR(v) ND_AS(((NDFlagsObj *)AS_OBJ(v))->arr)
+
+static void fl_mark(VM *vm, Obj *o) { gc_mark_value(vm, ((NDFlagsObj *)o)->arr); }
+
+static Value fl_str(VM *vm, Value self) {
+    NDArray *a = FL_ARR(self);
+    return STR_VAL(str_printf(vm,
+                              "  C_CONTIGUOUS : %s\n  F_CONTIGUOUS : %s\n  OWNDATA : %s\n  WRITEABLE : %s\n"
+                              "  ALIGNED : %s\n  WRITEBACKIFCOPY : %s\n",
+                              flag_value(a, FL_C) ? "True" : "False", flag_value(a, FL_F) ? "True" : "False",
+                              flag_value(a, FL_O) ? "True" : "False", flag_value(a, FL_W) ? "True" : "False",
+                              "True", "False"));
+}
+
+static Value fl_getattr(VM *vm, Value self, Str *name) {
+    int f = flag_attr(name->chars);
+    if (f >= 0) return BOOL_VAL(flag_value(FL_ARR(self), f));
+    if (name->chars[0] == '_') return generic_getattr(vm, self, name);
+    vm_raise_kind(vm, AttributeError, "'numpy._core.multiarray.flagsobj' object has no attribute '%s'", name->chars);
+}
+
+static Value fl_getitem(VM *vm, Value self, Value key) {
+    int f = IS_STR(vm, key) ? flag_key(AS_STR(key)->chars) : -1;
+    if (f < 0) vm_raise_kind(vm, KeyError, "Unknown flag");
+    return BOOL_VAL(flag_value(FL_ARR(self), f));
+}
+
+/* Only WRITEABLE can change; True needs a writeable owner. */
+static void set_writeable(VM *vm, NDArray *a, Value value) {
+    if (IS_EMPTY(value)) vm_raise_kind(vm, AttributeError, "cannot delete flag");
+    if (!vm_truthy(vm, value)) {
+        a->flags &= ~ND_WRITEABLE;
+        return;
+    }
+    if (nd_check(vm, a->base) && !(ND_AS(a->base)->flags & ND_WRITEABLE))
+        vm_raise_kind(vm, ValueError, "cannot set WRITEABLE flag to True of this array");
+    a->flags |= ND_WRITEABLE;
+}
+
+static void fl_setattr(VM *vm, Value self, Str *name, Value value) {
+    int f = flag_attr(name->chars);
+    if (f == FL_W) { set_writeable(vm, FL_ARR(self), value); return; }
+    if (f >= 0)
+        vm_raise_kind(vm, AttributeError, "attribute '%s' of 'numpy._core.multiarray.flagsobj' objects is not writable", name->chars);
+    vm_raise_kind(vm, AttributeError, "'numpy._core.multiarray.flagsobj' object has no attribute '%s'", name->chars);
+}
+
+static void fl_setitem(VM *vm, Value self, Value key, Value value) {
+    int f = IS_STR(vm, key) ? flag_key(AS_STR(key)->chars) : -1;
+    if (f < 0) vm_raise_kind(vm, KeyError, "Unknown flag");
+    if (f != FL_W) vm_raise_kind(vm, KeyError, "Unknown flag");
+    set_writeable(vm, FL_ARR(self), value);
+}
+
+static Value flags_new(VM *vm, Value arr) {
+    NDFlagsObj *f = gc_alloc_obj(vm, nd_state(vm)->t_flags, sizeof(NDFlagsObj));
+    f->arr = arr;
+    return OBJ_VAL(f);
 }
 
 static Value arr_iter(VM *vm, Value self) {
@@ -126,7 +246,10 @@ static Value arr_getattr(VM *vm, Value self, Str *name) {
     case 'T': if (!s[1]) return OBJ_VAL(transpose(vm, a, NULL)); break;
     case 'b': if (!strcmp(s, "base")) return a->base; break;
     case 'd': if (!strcmp(s, "dtype")) return nd_dtype_object(vm, a->dtype); break;
-    case 'f': if (!strcmp(s, "flat")) return it_new(vm, self, true); break;
+    case 'f':
+        if (!strcmp(s, "flat")) return it_new(vm, self, true);
+        if (!strcmp(s, "flags")) return flags_new(vm, self);
+        break;
     case 'i': if (!strcmp(s, "itemsize")) return INT_VAL((int64_t)nd_itemsize(a->dtype)); break;
     case 'n':
         if (!strcmp(s, "ndim")) return INT_VAL(a->ndim);
@@ -408,6 +531,15 @@ void nd_array_type_init(VM *vm, NDState *st) {
     it->setitem = it_setitem;
     type_add_method(vm, it, "__len__", it_len_fn);
     st->t_iter = it;
+    Type *fl = type_new_builtin(vm, "flagsobj", vm->t_object, 0);
+    fl->mark = fl_mark;
+    fl->str = fl_str;
+    fl->repr = fl_str;
+    fl->getattr = fl_getattr;
+    fl->setattr = fl_setattr;
+    fl->getitem = fl_getitem;
+    fl->setitem = fl_setitem;
+    st->t_flags = fl;
 }
 
 void nd_array_funcs_init(VM *vm, Module *m) {

@@ -677,6 +677,8 @@ Module *stdlib_numpy(VM *vm) {
     nd_create_more_init(vm, m);
     nd_ops_init(vm, st, m);
     nd_reduce_init(vm, st, m);
+    nd_random_init(vm, m);
+    nd_extra_init(vm, st, m);
     vm_pop_roots(vm, 1);
     return m;
 }

@@ -311,6 +311,20 @@ static Value binary(VM *vm, UFn f, Value x, Value y, NDArray *out) {
     if (out) {
         bool ok = out->ndim == nd;
         for (int i = 0; ok && i < nd; i++) ok = out->shape[i] == shape[i];
+        bool into = !ok && nd <= out->ndim; /* the result broadcasts into a larger out */
+        for (int i = 0; into && i < nd; i++) into = shape[i] == 1 || shape[i] == out->shape[out->ndim - nd + i];
+        if (into) {
+            if (!can_same_kind(ot, out->dtype))
+                vm_raise_kind(vm, TypeError, "Cannot cast ufunc '%s' output from dtype('%s') to dtype('%s') with casting rule 'same_kind'",
+                              ufn_names[f], nd_dtype_name(ot), nd_dtype_name(out->dtype));
+            Value r = binary(vm, f, x, y, NULL);
+            vm_push_root(vm, r);
+            NDArray *R = nd_from_value(vm, r, -1);
+            vm_push_root(vm, OBJ_VAL(R));
+            nd_assign(vm, out, R);
+            vm_pop_roots(vm, 4);
+            return OBJ_VAL(out);
+        }
         if (!ok) {
             char s1[400], s2[400];
             nd_shape_str(s1, sizeof s1, out->ndim, out->shape);
@@ -391,8 +405,24 @@ Value nd_compare(VM *vm, CmpOp op, Value x, Value y) {
     static const UFn map[] = {U_EQ, U_NE, U_LT, U_LE, U_GT, U_GE};
     if (op > CMP_GE) return EMPTY_VAL;
     int w;
-    if (!nd_operand(vm, x, &w) && !w) return EMPTY_VAL;
-    if (!nd_operand(vm, y, &w) && !w) return op == CMP_EQ ? BOOL_VAL(false) : op == CMP_NE ? BOOL_VAL(true) : EMPTY_VAL;
+    bool xop = nd_operand(vm, x, &w) || w;
+    bool yop = nd_operand(vm, y, &w) || w;
+    if (!xop || !yop) {
+        /* arr == None (or any non-number) compares element-wise: all
+        ** unequal; numpy scalars answer a plain bool */
+        if (op != CMP_EQ && op != CMP_NE) return EMPTY_VAL;
+        Value arr = xop && nd_check(vm, x) ? x : yop && nd_check(vm, y) ? y : EMPTY_VAL;
+        if (IS_EMPTY(arr)) {
+            if (!xop && !yop) return EMPTY_VAL;
+            if (IS_NONE(x) || IS_NONE(y)) return BOOL_VAL(op == CMP_NE);
+            bool b = op == CMP_NE;
+            return nd_scalar_from_ptr(vm, ND_BOOL, &b);
+        }
+        NDArray *A = ND_AS(arr);
+        NDArray *R = nd_empty(vm, ND_BOOL, A->ndim, A->shape);
+        if (R->size) memset(R->data, op == CMP_NE, (size_t)R->size);
+        return OBJ_VAL(R);
+    }
     return binary(vm, map[op], x, y, NULL);
 }
 
@@ -572,14 +602,47 @@ Value nd_unop(VM *vm, UnOp op, Value x) {
 /* ------------------------------------------------------------ module functions */
 
 /* Unary and binary ufuncs share one native each; data holds the code. */
+/* Stores a unary ufunc's result r into out= numpy's way: r broadcasts to
+** out's shape and its dtype casts 'same_kind'. Returns out. */
+static Value unary_into(VM *vm, UUn u, Value r, NDArray *out) {
+    NDArray *R = nd_from_value(vm, r, -1);
+    vm_push_root(vm, OBJ_VAL(R));
+    int64_t st[ND_MAXDIM];
+    if (R->ndim > out->ndim || !nd_bcast_strides(R, out->ndim, out->shape, st)) {
+        char s1[400], s2[400];
+        nd_shape_str(s1, sizeof s1, out->ndim, out->shape);
+        nd_shape_str(s2, sizeof s2, R->ndim, R->shape);
+        vm_raise_kind(vm, ValueError, "non-broadcastable output operand with shape %s doesn't match the broadcast shape %s", s1, s2);
+    }
+    if (!can_same_kind(R->dtype, out->dtype))
+        vm_raise_kind(vm, TypeError, "Cannot cast ufunc '%s' output from dtype('%s') to dtype('%s') with casting rule 'same_kind'",
+                      uun_names[u], nd_dtype_name(R->dtype), nd_dtype_name(out->dtype));
+    if (!(out->flags & ND_WRITEABLE)) vm_raise_kind(vm, ValueError, "output array is read-only");
+    nd_assign(vm, out, R);
+    vm_pop_roots(vm, 1);
+    return OBJ_VAL(out);
+}
+
 static Value f_unary(VM *vm, int argc, Value *argv, Dict *kw) {
     NativeFunction *nf = vm_current_native(vm);
     UUn u = (UUn)AS_INT(nf->data);
+    Value outv = kw_take(vm, kw, "out");
     kw_done(vm, uun_names[u], kw);
-    arg_between(vm, uun_names[u], argc, 1, 1);
+    arg_between(vm, uun_names[u], argc, 1, 2);
+    if (argc == 2) outv = argv[1];
+    NDArray *out = NULL;
+    if (!IS_EMPTY(outv) && !IS_NONE(outv)) {
+        if (!nd_check(vm, outv)) vm_raise_kind(vm, TypeError, "return arrays must be of ArrayType");
+        out = ND_AS(outv);
+    }
     Value r = unary(vm, u, argv[0]);
     if (IS_EMPTY(r))
         vm_raise_kind(vm, TypeError, "ufunc '%s' not supported for the input types, and the inputs could not be safely coerced to any supported types according to the casting rule ''safe''", uun_names[u]);
+    if (out) {
+        vm_push_root(vm, r);
+        r = unary_into(vm, u, r, out);
+        vm_pop_roots(vm, 1);
+    }
     return r;
 }
 static Value f_binary(VM *vm, int argc, Value *argv, Dict *kw) {
@@ -709,7 +772,17 @@ Value nd_round(VM *vm, Value v, int64_t dec) {
     for (int64_t i = 0; i < R->size; i++) {
         char *p = R->data + (size_t)i * is;
         double d = nd_load_f(R->dtype, p);
-        if (dec > 0) d = nearbyint(d * scale) / scale;
+        if (R->dtype == ND_FLOAT32 || R->dtype == ND_FLOAT16) {
+            /* numpy scales, rounds and unscales in the array's precision */
+            bool h = R->dtype == ND_FLOAT16;
+            float f = (float)d, sc = (float)scale;
+            f = dec > 0 ? f * sc : f / sc;
+            if (h) f = (float)nd_half_to_float(nd_float_to_half(f));
+            f = nearbyintf(f);
+            f = dec > 0 ? f / sc : f * sc;
+            if (h) f = (float)nd_half_to_float(nd_float_to_half(f));
+            d = f;
+        } else if (dec > 0) d = nearbyint(d * scale) / scale;
         else d = nearbyint(d / scale) * scale;
         if (nd_is_float(R->dtype)) nd_store_f(R->dtype, p, d);
         else nd_store_i(R->dtype, p, (int64_t)d);

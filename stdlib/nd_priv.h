@@ -49,16 +49,31 @@ typedef struct NDIterObj {
     bool flat;  /* a.flat (elements) vs iter(a) (rows) */
 } NDIterObj;
 
+/* a.flags: a view of the array's flags. */
+typedef struct NDFlagsObj {
+    Obj obj;
+    Value arr;
+} NDFlagsObj;
+
 /* Per-VM state of the module (vm->nd). The types are GC roots; the dtype
 ** objects are kept alive through t_array's dict. */
 enum { ND_BUF_CACHE = 6, ND_BUF_CACHE_MIN = 1 << 20 };
+/* np.random's global generator (MT19937 + numpy's cached gaussian). */
+enum { ND_MT_N = 624 };
+typedef struct NDRandom {
+    uint32_t mt[ND_MT_N];
+    int index;
+    bool seeded, has_gauss;
+    double gauss;
+} NDRandom;
 typedef struct NDState {
-    Type *t_array, *t_dtype, *t_iter;
+    Type *t_array, *t_dtype, *t_iter, *t_flags, *t_rstate;
     Type *t_scalar[ND__COUNT];
     Value dtypes[ND__COUNT];
     /* big data buffers of dead arrays kept for reuse (already faulted in) */
     void *cache_ptr[ND_BUF_CACHE];
     size_t cache_size[ND_BUF_CACHE];
+    NDRandom rng;
 } NDState;
 
 /* vm->nd, created on first use (by import numpy or any C API call). */
@@ -139,11 +154,17 @@ void nd_ops_methods_init(VM *vm, NDState *st);
 void nd_ops_extra_init(VM *vm, NDState *st, Module *m);
 void nd_reduce_init(VM *vm, NDState *st, Module *m);
 void nd_sort_more_init(VM *vm, Module *m);
+void nd_random_init(VM *vm, Module *np);
+void nd_extra_init(VM *vm, NDState *st, Module *m);
+/* sum of all elements, numpy's result type (nd_reduce.c) */
+Value nd_sum_all(VM *vm, NDArray *a);
 /* ops entry points used by scalars */
 Value nd_binop(VM *vm, BinOp op, Value x, Value y);
 Value nd_compare(VM *vm, CmpOp op, Value x, Value y);
 Value nd_unop(VM *vm, UnOp op, Value x);
 Value nd_matmul(VM *vm, Value x, Value y);
+/* np.round(v, decimals) (nd_ops.c) */
+Value nd_round(VM *vm, Value v, int64_t dec);
 Value nd_getitem(VM *vm, Value self, Value key);
 void nd_setitem(VM *vm, Value self, Value key, Value value);
 

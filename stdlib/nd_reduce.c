@@ -293,16 +293,57 @@ static Value cumulate(VM *vm, bool prod, NDArray *a, Value axisv) {
     return OBJ_VAL(R);
 }
 
+/* The out= argument (absent/None gives NULL). */
+static NDArray *out_arg(VM *vm, Value outv) {
+    if (IS_EMPTY(outv) || IS_NONE(outv)) return NULL;
+    if (!nd_check(vm, outv)) vm_raise_kind(vm, TypeError, "return arrays must be of ArrayType");
+    NDArray *out = ND_AS(outv);
+    if (!(out->flags & ND_WRITEABLE)) vm_raise_kind(vm, ValueError, "output array is read-only");
+    return out;
+}
+
+/* Copies a reduction's result res into out (same shape, unsafe casting like
+** numpy's reductions) and returns out. */
+static Value store_out(VM *vm, const char *op, Value res, NDArray *out) {
+    NDArray *R = nd_from_value(vm, res, -1);
+    vm_push_root(vm, OBJ_VAL(R));
+    if (R->ndim != out->ndim)
+        vm_raise_kind(vm, ValueError, "output parameter for reduction operation %s has the wrong number of dimensions: Found %d but expected %d",
+                      op, out->ndim, R->ndim);
+    for (int d = 0; d < R->ndim; d++)
+        if (R->shape[d] != out->shape[d]) {
+            char s1[400], s2[400];
+            nd_shape_str(s1, sizeof s1, out->ndim, out->shape);
+            nd_shape_str(s2, sizeof s2, R->ndim, R->shape);
+            vm_raise_kind(vm, ValueError, "output operand of shape %s does not match the result shape %s", s1, s2);
+        }
+    nd_assign(vm, out, R);
+    vm_pop_roots(vm, 1);
+    return OBJ_VAL(out);
+}
+
 /* Shared argument parsing of the reductions (functions and methods). */
 static Value red_call(VM *vm, Red r, int argc, Value *argv, Dict *kw) {
+    static const char *const ufunc_of[R__COUNT] = {"add", "multiply", "minimum", "maximum", "add", "add", "add",
+                                                   "argmin", "argmax", "logical_or", "logical_and"};
     Value axisv = kw_take(vm, kw, "axis"), kd = kw_take(vm, kw, "keepdims");
     Value dd = kw_take(vm, kw, "ddof"), dtv = kw_take(vm, kw, "dtype");
+    Value outv = kw_take(vm, kw, "out");
     kw_done(vm, red_names[r], kw);
     arg_between(vm, red_names[r], argc, 1, 2);
     if (argc == 2) axisv = argv[1];
+    NDArray *out = out_arg(vm, outv);
+    if (out && (r == R_ARGMIN || r == R_ARGMAX) && (nd_is_float(out->dtype) || out->dtype == ND_UINT64))
+        vm_raise_kind(vm, TypeError, "Cannot cast array data from dtype('%s') to dtype('int64') according to the rule 'safe'",
+                      nd_dtype_name(out->dtype));
     NDArray *a = nd_from_value(vm, argv[0], -1);
     int dt = IS_EMPTY(dtv) || IS_NONE(dtv) ? -1 : (int)nd_dtype_from_value(vm, dtv);
-    return reduce(vm, r, a, axisv, !IS_EMPTY(kd) && vm_truthy(vm, kd), IS_EMPTY(dd) ? 0 : vm_to_index(vm, dd), dt);
+    Value res = reduce(vm, r, a, axisv, !IS_EMPTY(kd) && vm_truthy(vm, kd), IS_EMPTY(dd) ? 0 : vm_to_index(vm, dd), dt);
+    if (!out) return res;
+    vm_push_root(vm, res);
+    res = store_out(vm, ufunc_of[r], res, out);
+    vm_pop_roots(vm, 1);
+    return res;
 }
 static Value f_red(VM *vm, int argc, Value *argv, Dict *kw) {
     return red_call(vm, (Red)AS_INT(vm_current_native(vm)->data), argc, argv, kw);
@@ -323,11 +364,17 @@ RED_METHOD(all, R_ALL)
 
 static Value cum_call(VM *vm, bool prod, int argc, Value *argv, Dict *kw) {
     const char *name = prod ? "cumprod" : "cumsum";
-    Value axisv = kw_take(vm, kw, "axis");
+    Value axisv = kw_take(vm, kw, "axis"), outv = kw_take(vm, kw, "out");
     kw_done(vm, name, kw);
     arg_between(vm, name, argc, 1, 2);
     if (argc == 2) axisv = argv[1];
-    return cumulate(vm, prod, nd_from_value(vm, argv[0], -1), axisv);
+    NDArray *out = out_arg(vm, outv);
+    Value res = cumulate(vm, prod, nd_from_value(vm, argv[0], -1), axisv);
+    if (!out) return res;
+    vm_push_root(vm, res);
+    res = store_out(vm, prod ? "multiply" : "add", res, out);
+    vm_pop_roots(vm, 1);
+    return res;
 }
 static Value f_cumsum(VM *vm, int argc, Value *argv, Dict *kw) { return cum_call(vm, false, argc, argv, kw); }
 static Value f_cumprod(VM *vm, int argc, Value *argv, Dict *kw) { return cum_call(vm, true, argc, argv, kw); }
@@ -399,13 +446,27 @@ static Value f_array_equal(VM *vm, int argc, Value *argv, Dict *kw) {
     }
     return BOOL_VAL(true);
 }
+/* count_nonzero(a, axis=None, keepdims=False): an int64 scalar, or with
+** an axis the int64 sums of a != 0 like numpy. */
 static Value f_count_nonzero(VM *vm, int argc, Value *argv, Dict *kw) {
+    Value axisv = kw_take(vm, kw, "axis"), kd = kw_take(vm, kw, "keepdims");
     kw_done(vm, "count_nonzero", kw);
-    arg_between(vm, "count_nonzero", argc, 1, 1);
+    arg_between(vm, "count_nonzero", argc, 1, 2);
+    if (argc == 2) axisv = argv[1];
+    bool keep = !IS_EMPTY(kd) && vm_truthy(vm, kd);
     NDArray *A = nd_from_value(vm, argv[0], -1);
-    int64_t c = 0;
-    for (int64_t i = 0; i < A->size; i++) c += nd_get_double(A, i) != 0;
-    return INT_VAL(c);
+    if ((IS_EMPTY(axisv) || IS_NONE(axisv)) && !keep) {
+        int64_t c = 0;
+        for (int64_t i = 0; i < A->size; i++) c += nd_get_double(A, i) != 0;
+        return nd_scalar_from_ptr(vm, ND_INT64, &c);
+    }
+    vm_push_root(vm, OBJ_VAL(A));
+    NDArray *B = nd_new(vm, ND_BOOL, A->ndim, A->shape);
+    vm_push_root(vm, OBJ_VAL(B));
+    for (int64_t i = 0; i < A->size; i++) B->data[i] = nd_get_double(A, i) != 0;
+    Value r = reduce(vm, R_SUM, B, axisv, keep, 0, ND_INT64);
+    vm_pop_roots(vm, 2);
+    return r;
 }
 
 void nd_sort_init(VM *vm, NDState *st, Module *m);
@@ -431,3 +492,6 @@ void nd_reduce_init(VM *vm, NDState *st, Module *m) {
     nd_sort_init(vm, st, m);
     nd_linalg_init(vm, st, m);
 }
+
+/* sum of all elements with numpy's result type (np.trace uses it). */
+Value nd_sum_all(VM *vm, NDArray *a) { return reduce(vm, R_SUM, a, NONE_VAL, false, 0, -1); }

@@ -79,6 +79,46 @@ static Value m_is_integer(VM *vm, int argc, Value *argv, Dict *kw) {
     return BOOL_VAL(isfinite(d) && d == floor(d));
 }
 
+/* round(x) gives a Python int (half to even); round(x, n) a scalar of
+** x's dtype rounded like np.round. */
+static Value m_round(VM *vm, int argc, Value *argv, Dict *kw) {
+    kw_none(vm, "__round__", kw);
+    arg_between(vm, "__round__", argc, 1, 2);
+    NDScalar *s = SC(argv[0]);
+    if (argc == 2 && !IS_NONE(argv[1])) return nd_round(vm, argv[0], vm_to_index(vm, argv[1]));
+    if (!nd_is_float(s->dtype)) return m_int(vm, 1, argv, NULL);
+    double d = nearbyint(nd_load_f(s->dtype, &s->v));
+    if (isnan(d)) vm_raise_kind(vm, ValueError, "cannot convert float NaN to integer");
+    if (isinf(d)) vm_raise_kind(vm, OverflowError, "cannot convert float infinity to integer");
+    if (d >= 9223372036854775808.0 || d < -9223372036854775808.0)
+        vm_raise_kind(vm, OverflowError, "Python int too large to convert to C long");
+    return INT_VAL((int64_t)d);
+}
+
+/* divmod(x, y) = (x // y, x % y) with numpy's scalar arithmetic. */
+static Value sc_divmod(VM *vm, Value x, Value y) {
+    Value q = nd_binop(vm, BINOP_FLOORDIV, x, y);
+    if (IS_EMPTY(q)) return vm->not_implemented;
+    vm_push_root(vm, q);
+    Value r = nd_binop(vm, BINOP_MOD, x, y);
+    vm_push_root(vm, r);
+    Tuple *t = tuple_new(vm, 2);
+    t->items[0] = q;
+    t->items[1] = IS_EMPTY(r) ? NONE_VAL : r;
+    vm_pop_roots(vm, 2);
+    return OBJ_VAL(t);
+}
+static Value m_divmod(VM *vm, int argc, Value *argv, Dict *kw) {
+    kw_none(vm, "__divmod__", kw);
+    arg_between(vm, "__divmod__", argc, 2, 2);
+    return sc_divmod(vm, argv[0], argv[1]);
+}
+static Value m_rdivmod(VM *vm, int argc, Value *argv, Dict *kw) {
+    kw_none(vm, "__rdivmod__", kw);
+    arg_between(vm, "__rdivmod__", argc, 2, 2);
+    return sc_divmod(vm, argv[1], argv[0]);
+}
+
 static Value sc_getattr(VM *vm, Value self, Str *name) {
     NDScalar *s = SC(self);
     const char *n = name->chars;
@@ -142,6 +182,9 @@ void nd_scalar_init(VM *vm, NDState *st) {
         type_add_method(vm, t, "__int__", m_int);
         if (!nd_is_float((NDType)i)) type_add_method(vm, t, "__index__", m_index);
         type_add_method(vm, t, "item", m_item);
+        if (i != ND_BOOL) type_add_method(vm, t, "__round__", m_round);
+        type_add_method(vm, t, "__divmod__", m_divmod);
+        type_add_method(vm, t, "__rdivmod__", m_rdivmod);
         type_add_method(vm, t, "tolist", m_item);
         type_add_method(vm, t, "astype", m_astype);
         type_add_method(vm, t, "is_integer", m_is_integer);
