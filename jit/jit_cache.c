@@ -34,7 +34,15 @@ static uint64_t mix(uint64_t h, const void *p, size_t n) {
 bool jit_cache_fingerprint(const JFunc *f, uint64_t *hash) {
     const JitArena *a = f->arena;
     uint64_t sum = 0;
+    const Source *root_src = f->fn && f->fn->proto ? f->fn->proto->source : NULL;
     for (int i = 0; a && i < a->nfuncs; i++) {
+        /* device functions from other files: their text too (in inference order) */
+        const Function *dfn = a->funcs[i]->fn;
+        const Source *src = dfn && dfn->proto ? dfn->proto->source : NULL;
+        if (src && src != root_src && src->text) {
+            *hash = mix(*hash, src->text, src->len);
+            if (src->filename) *hash = mix(*hash, src->filename->chars, strlen(src->filename->chars));
+        }
         const struct JInfoMap *m = a->funcs[i]->infos;
         for (uint32_t s = 0; m && s < m->cap; s++) {
             const JInfo *in = m->slots[s].info;

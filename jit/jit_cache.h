@@ -35,9 +35,9 @@ typedef struct JitCpuObject {
 ** CPU alone) to an object file whose entries are named after key. */
 bool jit_cache_cpu_object(VM *vm, const JitKernel *k, uint64_t key, JitCpuObject *out, char *err, size_t errsize);
 
-/* Adds what the kernel's code depends on beyond its source and argument
-** types — the values of the globals inference froze into it as constants —
-** to *hash (order-independent). False when the kernel cannot be cached
+/* Adds what the kernel's code depends on beyond its own file and argument
+** types — the values of the globals inference froze into it as constants,
+** and the text of other files defining device functions it calls — to *hash. False when the kernel cannot be cached
 ** (a constant that is not a number, a constant array, debug mode). */
 bool jit_cache_fingerprint(const JFunc *f, uint64_t *hash);
 

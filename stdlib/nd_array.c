@@ -431,15 +431,38 @@ static Value m_fill(VM *vm, int argc, Value *argv, Dict *kw) {
     nd_assign(vm, a, src);
     return NONE_VAL;
 }
-static Value m_squeeze(VM *vm, int argc, Value *argv, Dict *kw) {
-    kw_done(vm, "squeeze", kw);
-    (void)argc;
-    NDArray *a = ND_AS(argv[0]);
+/* squeeze: drops the length-1 axes (all, or those of axis=int/tuple). */
+Value nd_squeeze(VM *vm, NDArray *a, Value axisv) {
+    bool drop[ND_MAXDIM];
+    if (IS_EMPTY(axisv) || IS_NONE(axisv)) {
+        for (int i = 0; i < a->ndim; i++) drop[i] = a->shape[i] == 1;
+    } else {
+        for (int i = 0; i < a->ndim; i++) drop[i] = false;
+        int n = IS_TUPLE(vm, axisv) ? (int)AS_TUPLE(axisv)->len : 1;
+        for (int j = 0; j < n; j++) {
+            Value v = IS_TUPLE(vm, axisv) ? AS_TUPLE(axisv)->items[j] : axisv;
+            int64_t ax = vm_to_index(vm, v);
+            if (ax < -a->ndim || ax >= a->ndim)
+                vm_raise_kind(vm, ValueError, "axis %lld is out of bounds for array of dimension %d", (long long)ax, a->ndim);
+            if (ax < 0) ax += a->ndim;
+            if (drop[ax]) vm_raise_kind(vm, ValueError, "duplicate value in 'axis'");
+            if (a->shape[ax] != 1)
+                vm_raise_kind(vm, ValueError, "cannot select an axis to squeeze out which has size not equal to one");
+            drop[ax] = true;
+        }
+    }
     int64_t sh[ND_MAXDIM], st[ND_MAXDIM];
     int n = 0;
     for (int i = 0; i < a->ndim; i++)
-        if (a->shape[i] != 1) { sh[n] = a->shape[i]; st[n++] = a->strides[i]; }
+        if (!drop[i]) { sh[n] = a->shape[i]; st[n++] = a->strides[i]; }
     return OBJ_VAL(nd_view(vm, a, a->data, n, sh, st));
+}
+static Value m_squeeze(VM *vm, int argc, Value *argv, Dict *kw) {
+    Value axisv = kw_take(vm, kw, "axis");
+    kw_done(vm, "squeeze", kw);
+    arg_between(vm, "squeeze", argc, 1, 2);
+    if (argc == 2) axisv = argv[1];
+    return nd_squeeze(vm, ND_AS(argv[0]), axisv);
 }
 static Value m_swapaxes(VM *vm, int argc, Value *argv, Dict *kw) {
     kw_done(vm, "swapaxes", kw);

@@ -339,6 +339,37 @@ NDArray *nd_wrap(VM *vm, NDType dt, void *data, int ndim, const int64_t *shape,
     return a;
 }
 
+/* Whether a buffer this big can be had at all (probed only for huge ones,
+** so that an impossible request gets numpy's message). */
+static bool can_allocate(size_t bytes) {
+    void *p = malloc(bytes);
+    free(p);
+    return p != NULL;
+}
+
+/* numpy's MemoryError: "Unable to allocate 7.28 TiB for an array with
+** shape (1000000000000,) and data type float64" (its _size_to_string). */
+static _Noreturn void too_big(VM *vm, size_t bytes, int ndim, const int64_t *shape, NDType dt) {
+    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    int bitlen = 0;
+    for (size_t b = bytes; b; b >>= 1) bitlen++;
+    int ui = (bitlen - 1 > 1 ? bitlen - 1 : 1) / 10;
+    double nu = (double)bytes / (double)((uint64_t)1 << (10 * ui));
+    if (nearbyint(nu) == 1024.0 && ui < 6) { ui++; nu /= 1024.0; }
+    char size[64], shp[ND_MAXDIM * 24 + 4];
+    if (nearbyint(nu) < 1000) snprintf(size, sizeof size, "%#.3g %s", nu, units[ui]);
+    else snprintf(size, sizeof size, "%#.0f %s", nu, units[ui]);
+    size_t w = 0;
+    shp[w++] = '(';
+    for (int i = 0; i < ndim; i++)
+        w += (size_t)snprintf(shp + w, sizeof shp - w, i ? ", %lld" : "%lld", (long long)shape[i]);
+    if (ndim == 1) shp[w++] = ',';
+    shp[w++] = ')';
+    shp[w] = 0;
+    vm_raise_kind(vm, MemoryError, "Unable to allocate %s for an array with shape %s and data type %s", size, shp,
+                  nd_dtype_name(dt));
+}
+
 /* A new C-contiguous array; zero-filled when zero is set. Big buffers ask
 ** for transparent huge pages (as numpy does): page faults otherwise
 ** dominate elementwise operations on fresh 10M-element results. */
@@ -346,7 +377,7 @@ static NDArray *alloc_array(VM *vm, NDType dt, int ndim, const int64_t *shape, b
     int64_t n = 1;
     for (int i = 0; i < ndim; i++) {
         if (shape[i] < 0) vm_raise_kind(vm, ValueError, "negative dimensions are not allowed");
-        if (shape[i] && n > INT64_MAX / 16 / shape[i])
+        if (shape[i] && n > INT64_MAX / (int64_t)itemsizes[dt] / shape[i])
             vm_raise_kind(vm, ValueError, "array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.");
         n *= shape[i];
     }
@@ -370,6 +401,7 @@ static NDArray *alloc_array(VM *vm, NDType dt, int ndim, const int64_t *shape, b
             return a;
         }
     }
+    if (bytes >= ((size_t)1 << 30) && !can_allocate(bytes)) too_big(vm, bytes, ndim, shape, dt);
     vm_push_root(vm, OBJ_VAL(a));
     data = gc_malloc(vm, bytes);
     vm_pop_roots(vm, 1);

@@ -460,14 +460,15 @@ static Value f_expand_dims(VM *vm, int argc, Value *argv, Dict *kw) {
     return OBJ_VAL(nd_view(vm, a, a->data, a->ndim + 1, sh, st));
 }
 static Value f_squeeze(VM *vm, int argc, Value *argv, Dict *kw) {
+    Value axisv = kw_take(vm, kw, "axis");
     kw_done(vm, "squeeze", kw);
-    arg_between(vm, "squeeze", argc, 1, 1);
+    arg_between(vm, "squeeze", argc, 1, 2);
+    if (argc == 2) axisv = argv[1];
     NDArray *a = nd_from_value(vm, argv[0], -1);
-    int64_t sh[ND_MAXDIM], st[ND_MAXDIM];
-    int n = 0;
-    for (int i = 0; i < a->ndim; i++)
-        if (a->shape[i] != 1) { sh[n] = a->shape[i]; st[n++] = a->strides[i]; }
-    return OBJ_VAL(nd_view(vm, a, a->data, n, sh, st));
+    vm_push_root(vm, OBJ_VAL(a));
+    Value r = nd_squeeze(vm, a, axisv);
+    vm_pop_roots(vm, 1);
+    return r;
 }
 
 static Value f_copy(VM *vm, int argc, Value *argv, Dict *kwargs) {

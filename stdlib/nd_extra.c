@@ -1,6 +1,7 @@
 /*
 ** nd_extra.c — smaller numpy functions: diagonal and trace (functions and
-** methods), argwhere, nan_to_num and meshgrid.
+** methods), argwhere, nan_to_num, meshgrid, and np.seterr / np.geterr /
+** np.errstate (remembered only: gpy never warns about float errors).
 */
 #include <float.h>
 
@@ -8,6 +9,7 @@
 
 /* The offset-th diagonal of a 2-D array: a read-only view, like numpy. */
 static NDArray *diagonal(VM *vm, NDArray *a, int64_t off) {
+    if (a->ndim < 2) vm_raise_kind(vm, ValueError, "diag requires an array of at least two dimensions");
     if (a->ndim != 2) vm_raise_kind(vm, ValueError, "gpy's numpy: diagonal/trace need a 2-D array (got %d-D)", a->ndim);
     int64_t r = a->shape[0], c = a->shape[1], n;
     char *p = a->data;
@@ -143,7 +145,100 @@ static Value f_meshgrid(VM *vm, int argc, Value *argv, Dict *kw) {
     return OBJ_VAL(t);
 }
 
+/* ---- np.seterr / np.geterr / np.errstate: accepted and remembered; gpy
+** never warns or raises for floating-point errors (results are inf/nan) */
+
+static const char *const err_kinds[4] = {"divide", "over", "under", "invalid"};
+static const char *const err_modes[6] = {"ignore", "warn", "raise", "call", "print", "log"};
+static const uint8_t err_default[4] = {1, 1, 0, 1}; /* warn warn ignore warn */
+
+static int err_get(NDState *st, int i) { return st->err[i] ? st->err[i] - 1 : err_default[i]; }
+
+static Value err_dict(VM *vm, NDState *st) {
+    Dict *d = dict_new(vm);
+    vm_push_root(vm, OBJ_VAL(d));
+    for (int i = 0; i < 4; i++) dict_set_cstr(vm, d, err_kinds[i], STR_VAL(str_cstr(vm, err_modes[err_get(st, i)])));
+    vm_pop_roots(vm, 1);
+    return OBJ_VAL(d);
+}
+
+/* Parses all=/divide=/over=/under=/invalid= into want[4] (-1: unchanged). */
+static void err_args(VM *vm, const char *fname, Dict *kw, int8_t want[4]) {
+    Value all = kw_take(vm, kw, "all"), v[4];
+    for (int i = 0; i < 4; i++) v[i] = kw_take(vm, kw, err_kinds[i]);
+    kw_done(vm, fname, kw);
+    for (int i = 0; i < 4; i++) {
+        Value x = !IS_EMPTY(v[i]) && !IS_NONE(v[i]) ? v[i] : all;
+        want[i] = -1;
+        if (IS_EMPTY(x) || IS_NONE(x)) continue;
+        if (!IS_STR(vm, x)) vm_raise_kind(vm, ValueError, "invalid error mode");
+        for (int k = 0; k < 6; k++)
+            if (!strcmp(AS_STR(x)->chars, err_modes[k])) want[i] = (int8_t)k;
+        if (want[i] < 0) vm_raise_kind(vm, ValueError, "invalid error mode '%s'", AS_STR(x)->chars);
+    }
+}
+
+static Value f_geterr(VM *vm, int argc, Value *argv, Dict *kw) {
+    (void)argv;
+    kw_done(vm, "geterr", kw);
+    arg_between(vm, "geterr", argc, 0, 0);
+    return err_dict(vm, nd_state(vm));
+}
+
+static Value f_seterr(VM *vm, int argc, Value *argv, Dict *kw) {
+    (void)argv;
+    int8_t want[4];
+    err_args(vm, "seterr", kw, want);
+    arg_between(vm, "seterr", argc, 0, 0);
+    NDState *st = nd_state(vm);
+    Value old = err_dict(vm, st);
+    for (int i = 0; i < 4; i++)
+        if (want[i] >= 0) st->err[i] = (uint8_t)(want[i] + 1);
+    return old;
+}
+
+typedef struct ErrState {
+    Obj obj;
+    int8_t want[4];
+    uint8_t saved[4];
+} ErrState;
+
+static Value es_new(VM *vm, Type *cls, int argc, Value *argv, Dict *kw) {
+    (void)argv;
+    arg_between(vm, "errstate", argc, 0, 0);
+    int8_t want[4];
+    err_args(vm, "errstate", kw, want);
+    ErrState *e = gc_alloc_obj(vm, cls, sizeof(ErrState));
+    memcpy(e->want, want, sizeof want);
+    return OBJ_VAL(e);
+}
+static Value es_enter(VM *vm, int argc, Value *argv, Dict *kw) {
+    (void)argc; (void)kw;
+    ErrState *e = (ErrState *)AS_OBJ(argv[0]);
+    NDState *st = nd_state(vm);
+    memcpy(e->saved, st->err, sizeof e->saved);
+    for (int i = 0; i < 4; i++)
+        if (e->want[i] >= 0) st->err[i] = (uint8_t)(e->want[i] + 1);
+    return NONE_VAL; /* numpy's errstate.__enter__ returns None */
+}
+static Value es_exit(VM *vm, int argc, Value *argv, Dict *kw) {
+    (void)argc; (void)kw;
+    ErrState *e = (ErrState *)AS_OBJ(argv[0]);
+    memcpy(nd_state(vm)->err, e->saved, sizeof e->saved);
+    return BOOL_VAL(false);
+}
+
 void nd_extra_init(VM *vm, NDState *st, Module *m) {
+    if (!st->t_errstate) {
+        Type *t = type_new_builtin(vm, "errstate", vm->t_object, 0);
+        t->new_ = es_new;
+        type_add_method(vm, t, "__enter__", es_enter);
+        type_add_method(vm, t, "__exit__", es_exit);
+        st->t_errstate = t;
+    }
+    dict_set_cstr(vm, m->dict, "errstate", OBJ_VAL(st->t_errstate));
+    module_add_function(vm, m, "seterr", f_seterr);
+    module_add_function(vm, m, "geterr", f_geterr);
     module_add_function(vm, m, "diagonal", f_diagonal);
     module_add_function(vm, m, "trace", f_trace);
     module_add_function(vm, m, "argwhere", f_argwhere);

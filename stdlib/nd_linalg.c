@@ -43,12 +43,102 @@ static NDArray *contig(VM *vm, NDArray *a, NDType t) {
     return nd_astype(vm, a, t);
 }
 
+static Value dot2(VM *vm, NDArray *A, NDArray *B, bool matmul);
+
+/* matmul of stacks: the leading (batch) axes broadcast, each pair of
+** trailing matrices goes through dot2; 1-D operands act as a row / column
+** whose axis is dropped from the result, like numpy. */
+static Value matmul_nd(VM *vm, NDArray *A, NDArray *B) {
+    int64_t ash[ND_MAXDIM + 1], ast[ND_MAXDIM + 1], bsh[ND_MAXDIM + 1], bst[ND_MAXDIM + 1];
+    int an = A->ndim, bn = B->ndim;
+    if (an == 1) { an = 2; ash[0] = 1; ast[0] = 0; ash[1] = A->shape[0]; ast[1] = A->strides[0]; }
+    else { memcpy(ash, A->shape, sizeof(int64_t) * (size_t)an); memcpy(ast, A->strides, sizeof(int64_t) * (size_t)an); }
+    if (bn == 1) { bn = 2; bsh[0] = B->shape[0]; bst[0] = B->strides[0]; bsh[1] = 1; bst[1] = 0; }
+    else { memcpy(bsh, B->shape, sizeof(int64_t) * (size_t)bn); memcpy(bst, B->strides, sizeof(int64_t) * (size_t)bn); }
+    int64_t m = ash[an - 2], k = ash[an - 1], k2 = bsh[bn - 2], n = bsh[bn - 1];
+    if (k != k2)
+        vm_raise_kind(vm, ValueError, "matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature (n?,k),(k,m?)->(n?,m?) (size %lld is different from %lld)",
+                      (long long)k2, (long long)k);
+    int nb = (an > bn ? an : bn) - 2;
+    int64_t rsh[ND_MAXDIM + 2], sa[ND_MAXDIM], sb[ND_MAXDIM]; /* batch shape and strides */
+    for (int d = 0; d < nb; d++) {
+        int da = d - (nb - (an - 2)), db = d - (nb - (bn - 2));
+        int64_t la = da >= 0 ? ash[da] : 1, lb = db >= 0 ? bsh[db] : 1;
+        if (la != lb && la != 1 && lb != 1) {
+            /* numpy's gufunc message: each operand's batch axes, core axes as newaxis */
+            char s1[400], s2[400], r1[400], r2[400], rq[100];
+            nd_shape_str(s1, sizeof s1, A->ndim, A->shape);
+            nd_shape_str(s2, sizeof s2, B->ndim, B->shape);
+            nd_shape_str(r1, sizeof r1, an - 2, ash);
+            nd_shape_str(r2, sizeof r2, bn - 2, bsh);
+            r1[strlen(r1) - 1] = 0; /* drop ')' (and a 1-tuple's ',') */
+            if (an - 2 == 1) r1[strlen(r1) - 1] = 0;
+            r2[strlen(r2) - 1] = 0;
+            if (bn - 2 == 1) r2[strlen(r2) - 1] = 0;
+            int64_t core[2] = {m, n};
+            nd_shape_str(rq, sizeof rq, 2, core);
+            vm_raise_kind(vm, ValueError, "operands could not be broadcast together with remapped shapes [original->remapped]: %s->%s%snewaxis,newaxis) %s->%s%snewaxis,newaxis)  and requested shape %s",
+                          s1, r1, an > 2 ? "," : "", s2, r2, bn > 2 ? "," : "", rq);
+        }
+        rsh[d] = la == 1 ? lb : la;
+        sa[d] = da >= 0 && la != 1 ? ast[da] : 0;
+        sb[d] = db >= 0 && lb != 1 ? bst[db] : 0;
+    }
+    if (nb + 2 > ND_MAXDIM) vm_raise_kind(vm, ValueError, "too many dimensions");
+    rsh[nb] = m;
+    rsh[nb + 1] = n;
+    NDArray *R = nd_new(vm, nd_promote(A->dtype, B->dtype), nb + 2, rsh);
+    vm_push_root(vm, OBJ_VAL(R));
+    int64_t count = 1, idx[ND_MAXDIM] = {0};
+    for (int d = 0; d < nb; d++) count *= rsh[d];
+    char *pa = A->data, *pb = B->data, *pr = R->data;
+    for (int64_t i = 0; i < count && m * n > 0; i++) {
+        NDArray *Ai = nd_view(vm, A, pa, 2, ash + an - 2, ast + an - 2);
+        vm_push_root(vm, OBJ_VAL(Ai));
+        NDArray *Bi = nd_view(vm, B, pb, 2, bsh + bn - 2, bst + bn - 2);
+        vm_push_root(vm, OBJ_VAL(Bi));
+        Value ri = dot2(vm, Ai, Bi, true);
+        vm_push_root(vm, ri);
+        NDArray *dst = nd_view(vm, R, pr, 2, R->shape + nb, R->strides + nb);
+        vm_push_root(vm, OBJ_VAL(dst));
+        nd_assign(vm, dst, ND_AS(ri));
+        vm_pop_roots(vm, 4);
+        for (int d = nb - 1; d >= 0; d--) {
+            pr += R->strides[d];
+            pa += sa[d];
+            pb += sb[d];
+            if (++idx[d] < rsh[d]) break;
+            idx[d] = 0;
+            pr -= R->strides[d] * rsh[d];
+            pa -= sa[d] * rsh[d];
+            pb -= sb[d] * rsh[d];
+        }
+    }
+    if (A->ndim == 1 || B->ndim == 1) { /* drop the added row / column axis */
+        int64_t fsh[ND_MAXDIM];
+        int fn = 0;
+        for (int d = 0; d < nb; d++) fsh[fn++] = rsh[d];
+        if (A->ndim != 1) fsh[fn++] = m;
+        if (B->ndim != 1) fsh[fn++] = n;
+        NDArray *F = nd_wrap(vm, R->dtype, R->data, fn, fsh, NULL, OBJ_VAL(R));
+        vm_push_root(vm, OBJ_VAL(F));
+        R = nd_copy(vm, F);
+        vm_pop_roots(vm, 1);
+    }
+    vm_pop_roots(vm, 1);
+    return OBJ_VAL(R);
+}
+
 static Value dot2(VM *vm, NDArray *A, NDArray *B, bool matmul) {
     if (A->ndim == 0 || B->ndim == 0) {
         if (matmul) vm_raise_kind(vm, ValueError, "matmul: Input operand %d does not have enough dimensions (has 0, gufunc core with signature (n?,k),(k,m?)->(n?,m?) requires 1)", A->ndim == 0 ? 0 : 1);
         return nd_binop(vm, BINOP_MUL, OBJ_VAL(A), OBJ_VAL(B));
     }
-    if (A->ndim > 2 || B->ndim > 2) vm_raise_kind(vm, ValueError, "gpy's numpy supports dot/matmul of 1-D and 2-D arrays only");
+    if (A->ndim > 2 || B->ndim > 2) {
+        /* np.dot equals matmul when b is 1-D/2-D or a is 1-D */
+        if (matmul || B->ndim <= 2 || A->ndim == 1) return matmul_nd(vm, A, B);
+        vm_raise_kind(vm, ValueError, "gpy's numpy supports np.dot of 1-D and 2-D arrays only (use matmul / @ for stacks)");
+    }
     int64_t m = A->ndim == 2 ? A->shape[0] : 1, k = A->shape[A->ndim - 1];
     int64_t k2 = B->shape[0], n = B->ndim == 2 ? B->shape[1] : 1;
     if (k != k2) {

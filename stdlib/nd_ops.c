@@ -707,6 +707,28 @@ static Value f_where(VM *vm, int argc, Value *argv, Dict *kw) {
     if (!wx && !wy) t = nd_promote(X->dtype, Y->dtype);
     else if (wx && wy) t = nd_promote(X->dtype, Y->dtype);
     else t = weak_type(wx ? Y->dtype : X->dtype, wx ? wx : wy);
+    {
+        /* numpy's three-shape message when cond, x and y do not broadcast */
+        NDArray *ops[3] = {c, X, Y};
+        int mx = c->ndim > X->ndim ? c->ndim : X->ndim;
+        if (Y->ndim > mx) mx = Y->ndim;
+        bool ok = true;
+        for (int d = 1; ok && d <= mx; d++) {
+            int64_t n = 1;
+            for (int k = 0; k < 3; k++) {
+                int64_t m = d <= ops[k]->ndim ? ops[k]->shape[ops[k]->ndim - d] : 1;
+                if (m != 1 && n != 1 && m != n) ok = false;
+                if (m != 1) n = m;
+            }
+        }
+        if (!ok) {
+            char s0[400], sx[400], sy[400];
+            nd_shape_str(s0, sizeof s0, c->ndim, c->shape);
+            nd_shape_str(sx, sizeof sx, X->ndim, X->shape);
+            nd_shape_str(sy, sizeof sy, Y->ndim, Y->shape);
+            vm_raise_kind(vm, ValueError, "operands could not be broadcast together with shapes %s %s %s ", s0, sx, sy);
+        }
+    }
     int64_t s1[ND_MAXDIM], shape[ND_MAXDIM];
     int nd1 = nd_bcast_shape(vm, X, Y, s1);
     NDArray tmp = *X;

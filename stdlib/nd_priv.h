@@ -74,6 +74,10 @@ typedef struct NDState {
     void *cache_ptr[ND_BUF_CACHE];
     size_t cache_size[ND_BUF_CACHE];
     NDRandom rng;
+    /* np.seterr modes (divide, over, under, invalid): 0 = default, else
+    ** the mode's index + 1; gpy never warns, these are only kept */
+    uint8_t err[4];
+    Type *t_errstate;
 } NDState;
 
 /* vm->nd, created on first use (by import numpy or any C API call). */
@@ -158,6 +162,8 @@ void nd_random_init(VM *vm, Module *np);
 void nd_extra_init(VM *vm, NDState *st, Module *m);
 /* sum of all elements, numpy's result type (nd_reduce.c) */
 Value nd_sum_all(VM *vm, NDArray *a);
+/* a.squeeze(axis=None) (nd_array.c) */
+Value nd_squeeze(VM *vm, NDArray *a, Value axisv);
 /* ops entry points used by scalars */
 Value nd_binop(VM *vm, BinOp op, Value x, Value y);
 Value nd_compare(VM *vm, CmpOp op, Value x, Value y);

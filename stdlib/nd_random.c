@@ -206,6 +206,7 @@ static Value f_seed(VM *vm, int argc, Value *argv, Dict *kw) {
     }
     NDArray *a = nd_array_from(vm, sv, -1, false);
     if (a->size == 0) vm_raise_kind(vm, ValueError, "Seed must be non-empty");
+    if (a->ndim > 1) vm_raise_kind(vm, ValueError, "Seed array must be 1-d");
     if (nd_is_float(a->dtype))
         vm_raise_kind(vm, TypeError, "Cannot cast array data from dtype('%s') to dtype('int64') according to the rule 'safe'",
                       nd_dtype_name(a->dtype));
@@ -475,7 +476,7 @@ static uint64_t interval(NDRandom *r, uint64_t max) {
 
 /* Fisher-Yates over the first axis in numpy's order (i from n-1 down). */
 static void shuffle_array(VM *vm, NDRandom *r, NDArray *a) {
-    if (a->ndim == 0) vm_raise_kind(vm, TypeError, "object of type 'numpy.ndarray' has no len()");
+    if (a->ndim == 0) vm_raise_kind(vm, TypeError, "len() of unsized object");
     if (!(a->flags & ND_WRITEABLE)) vm_raise_kind(vm, ValueError, "assignment destination is read-only");
     int64_t n = a->shape[0];
     size_t is = nd_itemsize(a->dtype);

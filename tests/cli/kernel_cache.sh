@@ -9,6 +9,7 @@
 set -u
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 GPY=${GPY:-$ROOT/build/gpy}
+case $GPY in /*) ;; *) GPY=$PWD/$GPY ;; esac # one run below changes directory
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 export GPY_DEVICE=cpu
 unset GPY_DUMP_PTX GPY_CACHE_DIR
@@ -147,6 +148,65 @@ for want in "1 hits, 2 misses, 2 writes" "3 hits, 0 misses, 0 writes"; do
   [ "$out" = "$dupwant" ] || fail "dup: got '$out'"
   grep -qx "gpy cache: $want" "$tmp/err" || fail "dup stats: got '$(cat "$tmp/err")', want '$want'"
 done
+
+# a device function from another file changes: that file's text is in the key
+mkdir -p "$tmp/xf"
+printf 'from numba import cuda\n\n@cuda.jit(device=True)\ndef g(v):\n    return v * 2.0\n' > "$tmp/xf/devmod.gpy"
+cat > "$tmp/xf/main.gpy" <<'GPY'
+import numpy as np
+from numba import cuda
+from devmod import g
+
+@cuda.jit(cache=True)
+def k(a):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = g(a[i] + 1.0)
+
+a = np.arange(4, dtype=np.float64)
+k[1, 32](a)
+print(a.tolist())
+GPY
+xrun() {
+  out=$(cd "$tmp/xf" && GPY_CACHE_DIR="$tmp/xfc" GPY_CACHE_STATS=1 timeout 120 "$GPY" main.gpy 2>"$tmp/err") || fail "xf: $(cat "$tmp/err")"
+  [ "$out" = "$1" ] || fail "xf: got '$out', want '$1'"
+  grep -qx "gpy cache: $2" "$tmp/err" || fail "xf stats: got '$(cat "$tmp/err")', want '$2'"
+}
+xrun '[2.0, 4.0, 6.0, 8.0]' "0 hits, 1 misses, 1 writes"
+xrun '[2.0, 4.0, 6.0, 8.0]' "1 hits, 0 misses, 0 writes"
+sed -i 's/2\.0/3.0/' "$tmp/xf/devmod.gpy"
+xrun '[3.0, 6.0, 9.0, 12.0]' "0 hits, 1 misses, 1 writes"
+
+# a GPU (the test driver tests/gpu/fake_libcuda.c): the PTX entry is cached;
+# the second run loads the cached PTX and makes exactly the same driver calls
+if lib=$(bash "$ROOT/tests/gpu/build-fake.sh" "$tmp" 2>/dev/null); then
+  cat > "$tmp/gpu.gpy" <<'GPY'
+import numpy as np
+from numba import cuda
+
+@cuda.jit(cache=True)
+def scale(out, x, f):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = x[i] * f
+
+x = cuda.to_device(np.arange(3, dtype=np.float32))
+out = cuda.device_array(3, dtype=np.float32)
+scale[1, 256](out, x, np.float32(2.0))
+print(len(scale.inspect_asm()), ".entry" in scale.inspect_asm(scale.signatures[0]))
+GPY
+  for i in 1 2; do
+    out=$(env -u GPY_DEVICE GPY_LIBCUDA="$lib" FAKE_CUDA_LOG="$tmp/gpu$i.log" GPY_DEVICE=cuda GPY_CACHE_DIR="$tmp/gpuc" \
+          GPY_CACHE_STATS=1 timeout 60 "$GPY" "$tmp/gpu.gpy" 2>"$tmp/err") || fail "gpu run $i: $(cat "$tmp/err")"
+    [ "$out" = "1 True" ] || fail "gpu run $i: got '$out'"
+    want="0 hits, 1 misses, 1 writes"; [ $i -eq 2 ] && want="1 hits, 0 misses, 0 writes"
+    grep -qx "gpy cache: $want" "$tmp/err" || fail "gpu stats $i: got '$(cat "$tmp/err")', want '$want'"
+    grep -q '^launch scale' "$tmp/gpu$i.log" || fail "gpu run $i: no launch in the driver log"
+    ! grep -q '^violation' "$tmp/gpu$i.log" || fail "gpu run $i: driver contract violations"
+  done
+  [ "$(find "$tmp/gpuc" -name '*-ptx.gpyk' | wc -l)" -eq 1 ] || fail "expected one PTX cache file"
+  diff "$tmp/gpu1.log" "$tmp/gpu2.log" >/dev/null || fail "driver calls differ: $(diff "$tmp/gpu1.log" "$tmp/gpu2.log")"
+fi
 
 # no usable directory: the cache is off, the program still runs
 run "/dev/null/nodir" "$expected3" "0 hits, 3 misses, 0 writes"
