@@ -92,9 +92,22 @@ static NDArray *flat_view(VM *vm, NDArray *a, bool for_write) {
     NDArray *c = nd_copy(vm, a);
     return nd_wrap(vm, c->dtype, c->data, 1, &c->size, NULL, OBJ_VAL(c));
 }
+/* numpy's flatiter message for an integer index array out of bounds. */
+static void check_flat_keys(VM *vm, NDArray *a, Value key) {
+    if (!nd_check(vm, key) && !IS_LIST(vm, key)) return;
+    NDArray *k = nd_from_value(vm, key, -1);
+    if (nd_is_float(k->dtype) || k->dtype == ND_BOOL) return;
+    for (int64_t i = 0; i < k->size; i++) {
+        int64_t v = (int64_t)nd_get_double(k, i);
+        if (v >= a->size || v < -a->size)
+            vm_raise_kind(vm, IndexError, "index %lld is out of bounds for size %lld", (long long)v, (long long)a->size);
+    }
+}
+
 static Value it_getitem(VM *vm, Value self, Value key) {
     NDArray *a = ND_AS(((NDIterObj *)AS_OBJ(self))->arr);
     if (IS_INTLIKE(key)) return nd_scalar_from_ptr(vm, a->dtype, flat_ptr(vm, a, AS_INTLIKE(key)));
+    check_flat_keys(vm, a, key);
     NDArray *v = flat_view(vm, a, false);
     vm_push_root(vm, OBJ_VAL(v));
     Value r = nd_getitem(vm, OBJ_VAL(v), key);
@@ -111,6 +124,7 @@ static void it_setitem(VM *vm, Value self, Value key, Value value) {
     /* the selected flat positions: arange(size)[key]; the value repeats
     ** cyclically over them like numpy's flatiter assignment */
     if (!(a->flags & ND_WRITEABLE)) vm_raise_kind(vm, ValueError, "assignment destination is read-only");
+    check_flat_keys(vm, a, key);
     NDArray *pos = nd_empty(vm, ND_INT64, 1, &a->size);
     for (int64_t i = 0; i < a->size; i++) ((int64_t *)pos->data)[i] = i;
     vm_push_root(vm, OBJ_VAL(pos));

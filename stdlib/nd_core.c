@@ -342,6 +342,7 @@ NDArray *nd_wrap(VM *vm, NDType dt, void *data, int ndim, const int64_t *shape,
 /* Whether a buffer this big can be had at all (probed only for huge ones,
 ** so that an impossible request gets numpy's message). */
 static bool can_allocate(size_t bytes) {
+    if (bytes > ((size_t)1 << 47)) return false; /* beyond a user address space */
     void *p = malloc(bytes);
     free(p);
     return p != NULL;

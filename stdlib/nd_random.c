@@ -166,20 +166,27 @@ static bool dims_args(VM *vm, int argc, Value *argv, int *ndim, int64_t *shape) 
     return true;
 }
 
-typedef enum Dist { D_UNIFORM01, D_GAUSS } Dist;
+typedef enum Dist { D_UNIFORM01, D_GAUSS, D_EXP } Dist;
+
+/* One draw of a standard distribution, numpy's legacy algorithm. */
+static double draw(NDRandom *r, Dist d) {
+    switch (d) {
+    case D_GAUSS: return next_gauss(r);
+    case D_EXP: return -log(1.0 - next_double(r));
+    default: return next_double(r);
+    }
+}
 
 /* loc + scale * draw, one Python float or a float64 array of shape. */
 static Value fill_float(VM *vm, NDRandom *r, Dist d, double loc, double scale, bool arr, int ndim,
                         const int64_t *shape) {
     if (!arr) {
-        double x = d == D_GAUSS ? next_gauss(r) : next_double(r);
-        return FLOAT_VAL(loc + scale * x);
+        return FLOAT_VAL(loc + scale * draw(r, d));
     }
     NDArray *a = nd_empty(vm, ND_FLOAT64, ndim, shape);
     double *p = (double *)a->data;
     for (int64_t i = 0; i < a->size; i++) {
-        double x = d == D_GAUSS ? next_gauss(r) : next_double(r);
-        p[i] = loc + scale * x;
+        p[i] = loc + scale * draw(r, d);
     }
     return OBJ_VAL(a);
 }
@@ -305,6 +312,33 @@ static Value f_normal(VM *vm, int argc, Value *argv, Dict *kw) {
     int64_t shape[ND_MAXDIM];
     bool arr = size_arg(vm, zv, &nd, shape);
     return fill_float(vm, r, D_GAUSS, loc, scale, arr, nd, shape);
+}
+
+/* exponential(scale=1.0, size=None) / standard_exponential(size=None) */
+static Value f_exponential(VM *vm, int argc, Value *argv, Dict *kw) {
+    NDRandom *r = take_gen(vm, &argc, &argv, true);
+    Value sv = kw_take(vm, kw, "scale"), zv = kw_take(vm, kw, "size");
+    kw_done(vm, "exponential", kw);
+    arg_between(vm, "exponential", argc, 0, 2);
+    if (argc >= 1) sv = argv[0];
+    if (argc >= 2) zv = argv[1];
+    double scale = param(vm, "exponential", sv, 1.0);
+    if (scale < 0 || isnan(scale)) vm_raise_kind(vm, ValueError, "scale < 0");
+    int nd = 0;
+    int64_t shape[ND_MAXDIM];
+    bool arr = size_arg(vm, zv, &nd, shape);
+    return fill_float(vm, r, D_EXP, 0.0, scale, arr, nd, shape);
+}
+static Value f_standard_exponential(VM *vm, int argc, Value *argv, Dict *kw) {
+    NDRandom *r = take_gen(vm, &argc, &argv, true);
+    Value zv = kw_take(vm, kw, "size");
+    kw_done(vm, "standard_exponential", kw);
+    arg_between(vm, "standard_exponential", argc, 0, 1);
+    if (argc == 1) zv = argv[0];
+    int nd = 0;
+    int64_t shape[ND_MAXDIM];
+    bool arr = size_arg(vm, zv, &nd, shape);
+    return fill_float(vm, r, D_EXP, 0.0, 1.0, arr, nd, shape);
 }
 
 /* uniform(low=0.0, high=1.0, size=None) = low + (high - low) * random_sample */
@@ -663,7 +697,7 @@ static const struct { const char *name; NativeFn fn; } random_fns[] = {
     {"seed", f_seed}, {"random_sample", f_random_sample}, {"random", f_random_sample},
     {"sample", f_random_sample}, {"ranf", f_random_sample}, {"rand", f_rand}, {"randn", f_randn},
     {"standard_normal", f_standard_normal}, {"normal", f_normal}, {"uniform", f_uniform},
-    {"randint", f_randint}, {"shuffle", f_shuffle}, {"permutation", f_permutation}, {"choice", f_choice},
+    {"randint", f_randint}, {"exponential", f_exponential}, {"standard_exponential", f_standard_exponential}, {"shuffle", f_shuffle}, {"permutation", f_permutation}, {"choice", f_choice},
 };
 
 void nd_random_init(VM *vm, Module *np) {

@@ -120,6 +120,15 @@ void gc_free(VM *vm, void *p, size_t size) {
     vm->bytes_allocated -= size <= vm->bytes_allocated ? size : vm->bytes_allocated;
 }
 
+/* Memory held outside the GC's buffers (device memory) still paces collection. */
+void gc_account_external(VM *vm, ptrdiff_t bytes) {
+    if (bytes >= 0) vm->bytes_allocated += (size_t)bytes;
+    else {
+        size_t n = (size_t)-bytes;
+        vm->bytes_allocated -= n <= vm->bytes_allocated ? n : vm->bytes_allocated;
+    }
+}
+
 /* ---------------------------------------------------------------- marking */
 
 void gc_mark_obj(VM *vm, Obj *o) {

@@ -227,6 +227,9 @@ void *gc_malloc(VM *vm, size_t size);                /* counted; raises MemoryEr
 void *gc_calloc(VM *vm, size_t n, size_t size);
 void *gc_realloc(VM *vm, void *p, size_t old_size, size_t new_size);
 void gc_free(VM *vm, void *p, size_t size);
+/* Counts memory the GC does not hold (e.g. GPU device memory owned by an
+** object): +bytes when acquired, -bytes when its finalizer releases it. */
+void gc_account_external(VM *vm, ptrdiff_t bytes);
 /* Like gc_malloc/gc_free for buffers whose exact size the caller always
 ** knows when freeing (small ones are recycled through free lists): a wrong
 ** size given to gc_free_block corrupts memory, so use them only there. */
