@@ -5,9 +5,10 @@
 ** On the CPU device, device memory is host memory: a device array wraps an
 ** NDArray that owns a separate buffer (to_device copies), so programs see
 ** the same copy semantics they would on a GPU. On a GPU the data lives in
-** device memory (see DevArray in cuda_priv.h): the host NDArray is a mirror
-** refreshed from the device when the host reads it. Indexing goes through the
-** wrapped host array; slices stay device arrays (views), as in Numba.
+** device memory (see DevArray in cuda_priv.h) and no host copy is kept:
+** the host NDArray is a descriptor whose data pointer is the device address,
+** so basic indexing on it makes device views without touching data; element
+** access copies one element; slices stay device arrays (views), as in Numba.
 */
 #include <stdint.h>
 #include <string.h>
@@ -48,15 +49,23 @@ static GpuCuda *live_gpu(VM *vm, DevArray *d) {
     return st->gpu;
 }
 
-/* A GPU device array whose mirror is a (owning its buffer, contiguous):
-** allocates the device memory and uploads a (upload) or zeroes it. When
-** the device is full, collects garbage once (freeing unreachable device
-** arrays) and retries. */
+/* The device address an array descriptor of a GPU device array points at
+** (its data pointer holds the device address; it is never dereferenced). */
+static CUdeviceptr daddr(const NDArray *h) { return (CUdeviceptr)(uintptr_t)h->data; }
+
+/* A GPU device array shaped like a (shape, strides, dtype; a contiguous):
+** allocates the device memory and uploads a's data (upload) or zeroes it.
+** No host buffer is kept: the descriptor's data pointer is the device
+** address, and the device bytes count toward collection. When the device
+** is full, collects garbage once (freeing unreachable device arrays) and
+** retries. */
 static Value gpu_array_new(VM *vm, GpuCuda *c, NDArray *a, bool upload) {
     vm_push_root(vm, OBJ_VAL(a));
-    Value v = cuda_devarray_wrap(vm, a);
+    DevArray *d = gc_alloc_obj(vm, vm->cuda->t_devarray, sizeof(DevArray));
+    d->host = NONE_VAL;
+    d->owner = NONE_VAL;
+    Value v = OBJ_VAL(d);
     vm_push_root(vm, v);
-    DevArray *d = as_dev(v);
     size_t bytes = (size_t)a->size * nd_itemsize(a->dtype);
     char err[GPU_CUDA_ERRSIZE];
     int status = gpu_cuda_malloc(c, bytes, &d->base, err, sizeof err);
@@ -73,34 +82,38 @@ static Value gpu_array_new(VM *vm, GpuCuda *c, NDArray *a, bool upload) {
         d->next = st->allocations;
         if (st->allocations) st->allocations->prev = d;
         st->allocations = d;
+        gc_account_external(vm, (ptrdiff_t)bytes);
     }
-    status = upload ? gpu_cuda_memcpy_htod(c, d->base, a->data, bytes, err, sizeof err)
-                    : gpu_cuda_memset(c, d->base, 0, bytes, err, sizeof err);
-    if (status) cuda_raise_status(vm, status, err);
+    d->host = OBJ_VAL(nd_wrap(vm, a->dtype, (void *)(uintptr_t)d->base, a->ndim, a->shape, a->strides, NONE_VAL));
+    if (bytes) {
+        status = upload ? gpu_cuda_memcpy_htod(c, d->base, a->data, bytes, err, sizeof err)
+                        : gpu_cuda_memset(c, d->base, 0, bytes, err, sizeof err);
+        if (status) cuda_raise_status(vm, status, err);
+    }
     vm_pop_roots(vm, 2);
     return v;
 }
 
 /* Unlinks d from the live allocations and frees its device memory (when
 ** its context is still the live one). */
-static void release(CudaState *st, DevArray *d) {
+static void release(VM *vm, CudaState *st, DevArray *d) {
     if (d->prev) d->prev->next = d->next;
     else if (st->allocations == d) st->allocations = d->next;
     if (d->next) d->next->prev = d->prev;
     d->prev = d->next = NULL;
     if (st->gpu && d->gen == st->gen) gpu_cuda_free(st->gpu, d->base, NULL, 0);
+    gc_account_external(vm, -(ptrdiff_t)d->bytes);
     d->base = 0;
 }
 
 static void devarray_finalize(VM *vm, Obj *o) {
     DevArray *d = (DevArray *)o;
     if (!d->base || !vm->cuda) return;
-    release(vm->cuda, d);
+    release(vm, vm->cuda, d);
 }
 
 void cuda_array_free_all(VM *vm, CudaState *st) {
-    (void)vm;
-    while (st->allocations) release(st, st->allocations);
+    while (st->allocations) release(vm, st, st->allocations);
 }
 
 CUdeviceptr cuda_devarray_ptr(VM *vm, Value v) {
@@ -109,40 +122,87 @@ CUdeviceptr cuda_devarray_ptr(VM *vm, Value v) {
     return d->dptr;
 }
 
-void cuda_devarray_download(VM *vm, Value v) {
-    DevArray *d = as_dev(v);
-    if (!d->dptr) return;
-    GpuCuda *c = live_gpu(vm, d);
-    DevArray *o = owner_of(d);
-    char err[GPU_CUDA_ERRSIZE];
-    int status = gpu_cuda_memcpy_dtoh(c, ((NDArray *)AS_OBJ(o->host))->data, o->base, o->bytes, err, sizeof err);
+/* Checks a driver status. */
+static void check(VM *vm, int status, const char *err) {
     if (status) cuda_raise_status(vm, status, err);
 }
 
-/* After the mirror of v changed on the host: writes its owner's whole mirror back. */
-static void upload(VM *vm, Value v) {
-    DevArray *d = as_dev(v);
-    if (!d->dptr) return;
+/* GPU: the whole allocation behind v, downloaded into a new 1-d host array
+** of v's dtype, and (in *view) v's layout over it. For strided access only. */
+static NDArray *owner_on_host(VM *vm, Value v, NDArray **view) {
+    DevArray *d = as_dev(v), *o = owner_of(d);
     GpuCuda *c = live_gpu(vm, d);
-    DevArray *o = owner_of(d);
+    NDArray *h = dev_host(v);
+    size_t isz = nd_itemsize(h->dtype);
+    int64_t n = (int64_t)(o->bytes / isz);
+    NDArray *tmp = nd_new(vm, h->dtype, 1, &n);
+    vm_push_root(vm, OBJ_VAL(tmp));
     char err[GPU_CUDA_ERRSIZE];
-    int status = gpu_cuda_memcpy_htod(c, o->base, ((NDArray *)AS_OBJ(o->host))->data, o->bytes, err, sizeof err);
-    if (status) cuda_raise_status(vm, status, err);
+    check(vm, gpu_cuda_memcpy_dtoh(c, tmp->data, o->base, o->bytes, err, sizeof err), err);
+    *view = nd_wrap(vm, h->dtype, tmp->data + (d->dptr - o->base), h->ndim, h->shape, h->strides, OBJ_VAL(tmp));
+    vm_pop_roots(vm, 1);
+    return tmp;
 }
 
-/* Wraps an NDArray made from v's mirror: a view of the same buffer becomes
-** a device view; anything else (a copy) a new device array. */
+/* GPU: a new C-contiguous host array with v's contents (a contiguous v is
+** copied straight; a strided view through its allocation). */
+static NDArray *to_host(VM *vm, Value v) {
+    NDArray *h = dev_host(v);
+    NDArray *r = nd_new(vm, h->dtype, h->ndim, h->shape);
+    if (!r->size) return r;
+    vm_push_root(vm, OBJ_VAL(r));
+    if (h->flags & ND_C_CONTIGUOUS) {
+        char err[GPU_CUDA_ERRSIZE];
+        GpuCuda *c = live_gpu(vm, as_dev(v));
+        check(vm, gpu_cuda_memcpy_dtoh(c, r->data, as_dev(v)->dptr, (size_t)r->size * nd_itemsize(h->dtype), err,
+                                       sizeof err), err);
+    } else {
+        NDArray *view;
+        owner_on_host(vm, v, &view);
+        cuda_copy_strided(r, view);
+    }
+    vm_pop_roots(vm, 1);
+    return r;
+}
+
+/* GPU: writes src (same shape and dtype) into v's device memory. */
+static void from_host(VM *vm, Value v, NDArray *src) {
+    NDArray *h = dev_host(v);
+    if (!h->size) return;
+    GpuCuda *c = live_gpu(vm, as_dev(v));
+    char err[GPU_CUDA_ERRSIZE];
+    if (h->flags & ND_C_CONTIGUOUS) {
+        if (!(src->flags & ND_C_CONTIGUOUS)) src = nd_copy(vm, src);
+        vm_push_root(vm, OBJ_VAL(src));
+        check(vm, gpu_cuda_memcpy_htod(c, as_dev(v)->dptr, src->data, (size_t)h->size * nd_itemsize(h->dtype), err,
+                                       sizeof err), err);
+        vm_pop_roots(vm, 1);
+        return;
+    }
+    /* a strided view: read-modify-write of its allocation */
+    vm_push_root(vm, OBJ_VAL(src));
+    NDArray *view;
+    NDArray *tmp = owner_on_host(vm, v, &view);
+    vm_push_root(vm, OBJ_VAL(tmp));
+    cuda_copy_strided(view, src);
+    DevArray *o = owner_of(as_dev(v));
+    check(vm, gpu_cuda_memcpy_htod(c, o->base, tmp->data, o->bytes, err, sizeof err), err);
+    vm_pop_roots(vm, 2);
+}
+
+/* Wraps an NDArray derived from v's descriptor: on a GPU, a view of the
+** same allocation becomes a device view; anything else is a host copy that
+** becomes a new device array. */
 static Value wrap_derived(VM *vm, Value v, NDArray *r) {
     DevArray *d = as_dev(v);
     if (!d->dptr) return cuda_devarray_wrap(vm, r);
     DevArray *o = owner_of(d);
-    NDArray *oh = (NDArray *)AS_OBJ(o->host);
-    if (r->data >= oh->data && r->data <= oh->data + o->bytes) {
+    if (r->nbytes_owned == 0 && daddr(r) >= o->base && daddr(r) <= o->base + o->bytes) {
         vm_push_root(vm, OBJ_VAL(r));
         Value w = cuda_devarray_wrap(vm, r);
         DevArray *wd = as_dev(w);
         wd->owner = OBJ_VAL(o);
-        wd->dptr = o->base + (CUdeviceptr)(r->data - oh->data);
+        wd->dptr = daddr(r);
         vm_pop_roots(vm, 1);
         return w;
     }
@@ -197,6 +257,19 @@ static void check_same(VM *vm, const char *what, NDArray *a, NDArray *b) {
     }
 }
 
+/* The host data of a host or device array (a GPU device array is
+** downloaded into a new host array); NULL when v is neither. */
+static NDArray *host_data(VM *vm, Value v) {
+    if (cuda_is_devarray(vm, v) && as_dev(v)->dptr) return to_host(vm, v);
+    return cuda_array_of(vm, v);
+}
+
+/* Writes src (same shape and dtype, checked) into the device array v. */
+static void write_from(VM *vm, Value v, NDArray *src) {
+    if (as_dev(v)->dptr) from_host(vm, v, src);
+    else cuda_copy_strided(dev_host(v), src);
+}
+
 /* ------------------------------------------------------- module functions */
 
 /* cuda.to_device(obj, stream=0, copy=True, to=None) */
@@ -208,21 +281,18 @@ Value cuda_f_to_device(VM *vm, int argc, Value *argv, Dict *kwargs) {
     kw_done(vm, "to_device", kwargs);
     arg_count(vm, "to_device", argc, 1, 3);
     if (argc >= 3) to = argv[2];
-    NDArray *src = cuda_array_of(vm, argv[0]);
+    NDArray *src = host_data(vm, argv[0]);
     if (!src) src = nd_from_value(vm, argv[0], -1);
     vm_push_root(vm, OBJ_VAL(src));
     if (!IS_EMPTY(to) && !IS_NONE(to)) {
         if (!cuda_is_devarray(vm, to))
             vm_raise_kind(vm, TypeError, "to_device(): 'to' must be a device array, not '%s'", vm_type_name(vm, to));
         check_same(vm, "to_device", dev_host(to), src);
-        cuda_devarray_download(vm, to);
-        cuda_copy_strided(dev_host(to), src);
-        upload(vm, to);
+        write_from(vm, to, src);
         vm_pop_roots(vm, 1);
         return to;
     }
     GpuCuda *gpu = cuda_gpu(vm);
-    if (gpu && cuda_is_devarray(vm, argv[0])) cuda_devarray_download(vm, argv[0]);
     NDArray *c = nd_copy(vm, src);
     vm_pop_roots(vm, 1);
     if (gpu) return gpu_array_new(vm, gpu, c, true);
@@ -249,9 +319,17 @@ static int parse_shape(VM *vm, const char *fname, Value v, int64_t *shape) {
     return (int)n;
 }
 
-/* Makes a zeroed array of the shape in C or Fortran order. */
-static NDArray *new_array(VM *vm, NDType dt, int ndim, const int64_t *shape, bool fortran) {
-    NDArray *a = nd_new(vm, dt, ndim, shape);
+/* Makes a zeroed array of the shape in C or Fortran order; on a GPU
+** (descriptor) only its descriptor, with no host buffer. */
+static NDArray *new_array(VM *vm, NDType dt, int ndim, const int64_t *shape, bool fortran, bool descriptor) {
+    if (descriptor) { /* nd_new checks this for host buffers */
+        int64_t bytes = (int64_t)nd_itemsize(dt);
+        for (int i = 0; i < ndim; i++)
+            if (shape[i] && bytes > INT64_MAX / shape[i])
+                vm_raise_kind(vm, ValueError, "array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.");
+            else bytes *= shape[i];
+    }
+    NDArray *a = descriptor ? nd_wrap(vm, dt, NULL, ndim, shape, NULL, NONE_VAL) : nd_new(vm, dt, ndim, shape);
     if (fortran && ndim > 1) {
         int64_t s = (int64_t)nd_itemsize(dt);
         for (int i = 0; i < ndim; i++) {
@@ -264,7 +342,7 @@ static NDArray *new_array(VM *vm, NDType dt, int ndim, const int64_t *shape, boo
 }
 
 /* The (shape, dtype, order) arguments shared by device_array and pinned_array. */
-static NDArray *array_from_args(VM *vm, const char *fname, int argc, Value *argv, Dict *kwargs) {
+static NDArray *array_from_args(VM *vm, const char *fname, int argc, Value *argv, Dict *kwargs, bool descriptor) {
     Value dtype = kw_take(vm, kwargs, "dtype");
     Value order = kw_take(vm, kwargs, "order");
     Value strides = kw_take(vm, kwargs, "strides");
@@ -287,13 +365,13 @@ static NDArray *array_from_args(VM *vm, const char *fname, int argc, Value *argv
         else if (strcmp(o->chars, "C") != 0)
             vm_raise_kind(vm, ValueError, "%s(): order must be 'C' or 'F', not '%s'", fname, o->chars);
     }
-    return new_array(vm, dt, ndim, shape, fortran);
+    return new_array(vm, dt, ndim, shape, fortran, descriptor);
 }
 
 /* cuda.device_array(shape, dtype=np.float64, strides=None, order='C', stream=0) */
 Value cuda_f_device_array(VM *vm, int argc, Value *argv, Dict *kwargs) {
-    NDArray *a = array_from_args(vm, "device_array", argc, argv, kwargs);
     GpuCuda *gpu = cuda_gpu(vm);
+    NDArray *a = array_from_args(vm, "device_array", argc, argv, kwargs, gpu != NULL);
     if (gpu) return gpu_array_new(vm, gpu, a, false);
     return cuda_devarray_wrap(vm, a);
 }
@@ -322,7 +400,7 @@ static void hostbuf_finalize(VM *vm, Obj *o) {
 ** device they are ordinary host arrays. Kernels receive them like any host
 ** array (copied in and out). */
 static Value host_array(VM *vm, const char *fname, HostKind kind, int argc, Value *argv, Dict *kwargs) {
-    NDArray *a = array_from_args(vm, fname, argc, argv, kwargs);
+    NDArray *a = array_from_args(vm, fname, argc, argv, kwargs, false);
     GpuCuda *gpu = cuda_gpu(vm);
     if (!gpu || a->size == 0) return OBJ_VAL(a);
     vm_push_root(vm, OBJ_VAL(a));
@@ -363,8 +441,8 @@ Value cuda_f_device_array_like(VM *vm, int argc, Value *argv, Dict *kwargs) {
     if (!src)
         vm_raise_kind(vm, TypeError, "device_array_like() needs an array, not '%s'", vm_type_name(vm, argv[0]));
     bool fortran = !(src->flags & ND_C_CONTIGUOUS) && (src->flags & ND_F_CONTIGUOUS);
-    NDArray *a = new_array(vm, src->dtype, src->ndim, src->shape, fortran);
     GpuCuda *gpu = cuda_gpu(vm);
+    NDArray *a = new_array(vm, src->dtype, src->ndim, src->shape, fortran, gpu != NULL);
     if (gpu) return gpu_array_new(vm, gpu, a, false);
     return cuda_devarray_wrap(vm, a);
 }
@@ -400,33 +478,127 @@ static Value dev_getattr(VM *vm, Value self, Str *name) {
     return generic_getattr(vm, self, name);
 }
 
-static Value dev_getitem(VM *vm, Value self, Value key) {
-    Value r = vm_getitem(vm, as_dev(self)->host, key);
+/* When key names one element of h (an int per dimension): its byte offset
+** from h's data, bounds-checked as numpy does. */
+static bool element_offset(VM *vm, NDArray *h, Value key, int64_t *off) {
+    const Value *items = &key;
+    int n = 1;
+    if (IS_TUPLE(vm, key)) {
+        items = AS_TUPLE(key)->items;
+        n = (int)AS_TUPLE(key)->len;
+    }
+    if (n != h->ndim || n == 0) return false;
+    for (int i = 0; i < n; i++)
+        if (!IS_INT(items[i])) return false;
+    *off = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t k = AS_INT(items[i]);
+        if (k < -h->shape[i] || k >= h->shape[i])
+            vm_raise_kind(vm, IndexError, "index %lld is out of bounds for axis %d with size %lld", (long long)k, i,
+                          (long long)h->shape[i]);
+        if (k < 0) k += h->shape[i];
+        *off += k * h->strides[i];
+    }
+    return true;
+}
+
+/* True when key is basic indexing (ints, slices, None, ...): the result
+** is a view computed from the descriptor alone, never reading its data. */
+static bool basic_key(VM *vm, Value key) {
+    const Value *items = &key;
+    int64_t n = 1;
+    if (IS_TUPLE(vm, key)) {
+        items = AS_TUPLE(key)->items;
+        n = AS_TUPLE(key)->len;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        Value k = items[i];
+        if (IS_INT(k) || IS_NONE(k)) continue;
+        if (IS_OBJ(k) && (AS_OBJ(k)->type == vm->t_slice || AS_OBJ(k)->type == vm->t_ellipsis)) continue;
+        return false;
+    }
+    return true;
+}
+
+/* GPU d[key]: one element is copied alone; basic indexing makes a device
+** view; fancy indexing copies (through the host) into a new device array. */
+static Value gpu_getitem(VM *vm, Value self, Value key) {
+    NDArray *h = dev_host(self);
+    int64_t off;
+    if (element_offset(vm, h, key, &off)) {
+        int64_t one = 1;
+        NDArray *tmp = nd_new(vm, h->dtype, 1, &one);
+        vm_push_root(vm, OBJ_VAL(tmp));
+        char err[GPU_CUDA_ERRSIZE];
+        GpuCuda *c = live_gpu(vm, as_dev(self));
+        check(vm, gpu_cuda_memcpy_dtoh(c, tmp->data, as_dev(self)->dptr + (CUdeviceptr)off, nd_itemsize(h->dtype), err,
+                                       sizeof err), err);
+        Value r = vm_getitem(vm, OBJ_VAL(tmp), INT_VAL(0));
+        vm_pop_roots(vm, 1);
+        return r;
+    }
+    if (basic_key(vm, key)) {
+        Value r = vm_getitem(vm, as_dev(self)->host, key);
+        if (nd_check(vm, r)) return wrap_derived(vm, self, (NDArray *)AS_OBJ(r));
+        return r;
+    }
+    NDArray *all = to_host(vm, self);
+    vm_push_root(vm, OBJ_VAL(all));
+    Value r = vm_getitem(vm, OBJ_VAL(all), key);
+    vm_push_root(vm, r);
     if (nd_check(vm, r)) {
         NDArray *ra = (NDArray *)AS_OBJ(r);
-        if (as_dev(self)->dptr && ra->nbytes_owned) { /* a copy (fancy indexing): take it from fresh data */
-            cuda_devarray_download(vm, self);
-            r = vm_getitem(vm, as_dev(self)->host, key);
-            ra = (NDArray *)AS_OBJ(r);
-        }
-        return wrap_derived(vm, self, ra);
+        if (!(ra->flags & ND_C_CONTIGUOUS) || ra->nbytes_owned == 0) ra = nd_copy(vm, ra);
+        r = gpu_array_new(vm, vm->cuda->gpu, ra, true);
     }
-    if (as_dev(self)->dptr) { /* an element: read it from the device */
-        cuda_devarray_download(vm, self);
-        r = vm_getitem(vm, as_dev(self)->host, key);
-    }
+    vm_pop_roots(vm, 2);
     return r;
+}
+
+static Value dev_getitem(VM *vm, Value self, Value key) {
+    if (as_dev(self)->dptr) return gpu_getitem(vm, self, key);
+    Value r = vm_getitem(vm, as_dev(self)->host, key);
+    if (nd_check(vm, r)) return wrap_derived(vm, self, (NDArray *)AS_OBJ(r));
+    return r;
+}
+
+/* GPU d[key] = value: one element is written alone; anything else is a
+** read-modify-write of the allocation through the host. */
+static void gpu_setitem(VM *vm, Value self, Value key, Value value) {
+    NDArray *h = dev_host(self);
+    if (cuda_is_devarray(vm, value)) value = OBJ_VAL(host_data(vm, value));
+    vm_push_root(vm, value);
+    int64_t off;
+    GpuCuda *c = live_gpu(vm, as_dev(self));
+    char err[GPU_CUDA_ERRSIZE];
+    if (element_offset(vm, h, key, &off)) {
+        int64_t one = 1;
+        NDArray *tmp = nd_new(vm, h->dtype, 1, &one);
+        vm_push_root(vm, OBJ_VAL(tmp));
+        vm_setitem(vm, OBJ_VAL(tmp), INT_VAL(0), value);
+        check(vm, gpu_cuda_memcpy_htod(c, as_dev(self)->dptr + (CUdeviceptr)off, tmp->data, nd_itemsize(h->dtype), err,
+                                       sizeof err), err);
+        vm_pop_roots(vm, 2);
+        return;
+    }
+    NDArray *view;
+    NDArray *tmp = owner_on_host(vm, self, &view);
+    vm_push_root(vm, OBJ_VAL(tmp));
+    vm_push_root(vm, OBJ_VAL(view));
+    vm_setitem(vm, OBJ_VAL(view), key, value);
+    DevArray *o = owner_of(as_dev(self));
+    check(vm, gpu_cuda_memcpy_htod(c, o->base, tmp->data, o->bytes, err, sizeof err), err);
+    vm_pop_roots(vm, 3);
 }
 
 static void dev_setitem(VM *vm, Value self, Value key, Value value) {
     if (IS_EMPTY(value)) vm_raise_kind(vm, TypeError, "device arrays do not support item deletion");
-    if (cuda_is_devarray(vm, value)) {
-        cuda_devarray_download(vm, value);
-        value = as_dev(value)->host;
+    if (as_dev(self)->dptr) {
+        gpu_setitem(vm, self, key, value);
+        return;
     }
-    cuda_devarray_download(vm, self);
+    if (cuda_is_devarray(vm, value)) value = as_dev(value)->host;
     vm_setitem(vm, as_dev(self)->host, key, value);
-    upload(vm, self);
 }
 
 static int64_t dev_len(VM *vm, Value self) {
@@ -443,7 +615,21 @@ static Value m_copy_to_host(VM *vm, int argc, Value *argv, Dict *kwargs) {
     arg_count(vm, "copy_to_host", argc, 1, 3);
     if (argc >= 2) ary = argv[1];
     NDArray *a = dev_host(argv[0]);
-    cuda_devarray_download(vm, argv[0]);
+    if (as_dev(argv[0])->dptr) {
+        if (IS_EMPTY(ary) || IS_NONE(ary)) return OBJ_VAL(to_host(vm, argv[0]));
+        if (!nd_check(vm, ary))
+            vm_raise_kind(vm, TypeError, "copy_to_host(): ary must be a numpy array, not '%s'", vm_type_name(vm, ary));
+        check_same(vm, "copy_to_host", (NDArray *)AS_OBJ(ary), a);
+        NDArray *dst = (NDArray *)AS_OBJ(ary);
+        if ((dst->flags & ND_C_CONTIGUOUS) && (a->flags & ND_C_CONTIGUOUS) && a->size) {
+            char err[GPU_CUDA_ERRSIZE];
+            check(vm, gpu_cuda_memcpy_dtoh(live_gpu(vm, as_dev(argv[0])), dst->data, as_dev(argv[0])->dptr,
+                                           (size_t)a->size * nd_itemsize(a->dtype), err, sizeof err), err);
+        } else {
+            cuda_copy_strided(dst, to_host(vm, argv[0]));
+        }
+        return ary;
+    }
     if (IS_EMPTY(ary) || IS_NONE(ary)) return OBJ_VAL(nd_copy(vm, a));
     if (!nd_check(vm, ary))
         vm_raise_kind(vm, TypeError, "copy_to_host(): ary must be a numpy array, not '%s'", vm_type_name(vm, ary));
@@ -458,14 +644,11 @@ static Value m_copy_to_device(VM *vm, int argc, Value *argv, Dict *kwargs) {
     (void)kw_take(vm, kwargs, "stream");
     kw_done(vm, "copy_to_device", kwargs);
     arg_count(vm, "copy_to_device", argc, 2, 3);
-    NDArray *src = cuda_array_of(vm, argv[1]);
+    NDArray *src = host_data(vm, argv[1]);
     if (!src) src = nd_from_value(vm, argv[1], dev_host(argv[0])->dtype);
     vm_push_root(vm, OBJ_VAL(src));
     check_same(vm, "copy_to_device", dev_host(argv[0]), src);
-    if (cuda_is_devarray(vm, argv[1])) cuda_devarray_download(vm, argv[1]);
-    cuda_devarray_download(vm, argv[0]);
-    cuda_copy_strided(dev_host(argv[0]), src);
-    upload(vm, argv[0]);
+    write_from(vm, argv[0], src);
     vm_pop_roots(vm, 1);
     return NONE_VAL;
 }
@@ -484,8 +667,13 @@ static Value m_is_f_contiguous(VM *vm, int argc, Value *argv, Dict *kwargs) {
 
 /* d.reshape(...), d.ravel(): through the host array, kept on the device. */
 static Value forward_view(VM *vm, const char *method, int argc, Value *argv) {
-    cuda_devarray_download(vm, argv[0]);
-    Value r = vm_call_method(vm, as_dev(argv[0])->host, cstr_name(vm, method), argc - 1, argv + 1);
+    Value base = as_dev(argv[0])->host;
+    /* GPU: a contiguous descriptor reshapes into a view without reading
+    ** data; a strided one is reshaped from a host copy (numpy copies too) */
+    if (as_dev(argv[0])->dptr && !(dev_host(argv[0])->flags & ND_C_CONTIGUOUS)) base = OBJ_VAL(to_host(vm, argv[0]));
+    vm_push_root(vm, base);
+    Value r = vm_call_method(vm, base, cstr_name(vm, method), argc - 1, argv + 1);
+    vm_pop_roots(vm, 1);
     if (nd_check(vm, r)) return wrap_derived(vm, argv[0], (NDArray *)AS_OBJ(r));
     return r;
 }

@@ -70,13 +70,14 @@ CUstream cuda_stream_of(VM *vm, Value v);
 void cuda_hook_order(VM *vm);
 
 /* ---- cuda_array.c ---- */
-/* On the CPU device, host is the data. On a GPU, the data lives in device
-** memory at dptr and host is a mirror with the same layout (shape, strides,
-** dtype; its bytes also make the GC count the device bytes), refreshed by
-** copy_to_host/indexing; views share their owner's allocation. */
+/* On the CPU device, host is the data. On a GPU, the data lives only in
+** device memory at dptr: host is a descriptor (shape, strides, dtype) whose
+** data pointer holds the device address and is never dereferenced; the
+** owner's device bytes count toward collection (gc_account_external); views
+** share their owner's allocation and keep it alive. */
 typedef struct DevArray {
     Obj obj;
-    Value host;        /* the NDArray (data on the CPU device; mirror on a GPU) */
+    Value host;        /* the NDArray (data on the CPU device; descriptor on a GPU) */
     Value owner;       /* GPU views: the DevArray owning the allocation; NONE when this owns it */
     CUdeviceptr dptr;  /* GPU: device address of host->data; 0 on the CPU device */
     CUdeviceptr base;  /* GPU owner: the allocation */
@@ -95,8 +96,6 @@ NDArray *cuda_array_of(VM *vm, Value v);
 void cuda_array_free_all(VM *vm, CudaState *st);
 /* GPU: the device address of a device array's data. */
 CUdeviceptr cuda_devarray_ptr(VM *vm, Value v);
-/* GPU: refreshes a device array's host mirror from device memory. */
-void cuda_devarray_download(VM *vm, Value v);
 /* Copies src into dst element by element (same shape and dtype, any strides). */
 void cuda_copy_strided(NDArray *dst, const NDArray *src);
 /* Module functions. */

@@ -73,7 +73,13 @@ expect access "6.0 11.0
 (4, 3)
 (2, 4)
 [1. 1. 1. 1.]
-3 12 2 float64 96"
+3 12 2 float64 96
+50.0 1.0 1.0
+[7. 7. 7. 7.] [ 1. 50.  7.]
+IndexError
+[[1. 1.]
+ [7. 7.]] [1. 1. 7. 7.]
+[1. 2. 3. 4.] 4.0"
 GPY_DEVICE=cpu timeout 60 "$GPY" "$T/host_access.gpy" >"$tmp/access_cpu.out" 2>&1 || fail "host_access.gpy on the CPU device"
 cmp -s "$tmp/access.out" "$tmp/access_cpu.out" || fail "host_access: CPU and CUDA outputs differ"
 # the non-contiguous host array h = zeros((4, 6))[:, ::2] goes in as a contiguous copy
