@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ndarray.h"
+#include "mt19937.h"
 #include "stdlib_priv.h"
 
 /* A numpy scalar (np.float32(1.5), np.int64(3), np.True_): one element. */
@@ -59,10 +60,8 @@ typedef struct NDFlagsObj {
 ** objects are kept alive through t_array's dict. */
 enum { ND_BUF_CACHE = 6, ND_BUF_CACHE_MIN = 1 << 20 };
 /* np.random's global generator (MT19937 + numpy's cached gaussian). */
-enum { ND_MT_N = 624 };
 typedef struct NDRandom {
-    uint32_t mt[ND_MT_N];
-    int index;
+    MT19937 gen;
     bool seeded, has_gauss;
     double gauss;
 } NDRandom;

@@ -14,33 +14,19 @@
 
 /* ------------------------------------------------------------ MT19937 */
 
-static void mt_seed(NDRandom *r, uint32_t s) {
-    r->mt[0] = s;
-    for (uint32_t i = 1; i < ND_MT_N; i++) r->mt[i] = 1812433253u * (r->mt[i - 1] ^ (r->mt[i - 1] >> 30)) + i;
-    r->index = ND_MT_N;
+/* Seeding resets numpy's cached gaussian too. */
+static void seed_int(NDRandom *r, uint32_t s) {
+    mt_seed(&r->gen, s);
     r->has_gauss = false;
     r->gauss = 0.0;
     r->seeded = true;
 }
 
-/* The reference init_by_array (numpy's seeding with a sequence). */
-static void mt_seed_array(NDRandom *r, const uint32_t *key, size_t klen) {
-    mt_seed(r, 19650218u);
-    uint32_t *mt = r->mt;
-    size_t i = 1, j = 0;
-    for (size_t k = ND_MT_N > klen ? ND_MT_N : klen; k; k--) {
-        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525u)) + key[j] + (uint32_t)j;
-        i++;
-        j++;
-        if (i >= ND_MT_N) { mt[0] = mt[ND_MT_N - 1]; i = 1; }
-        if (j >= klen) j = 0;
-    }
-    for (size_t k = ND_MT_N - 1; k; k--) {
-        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1566083941u)) - (uint32_t)i;
-        i++;
-        if (i >= ND_MT_N) { mt[0] = mt[ND_MT_N - 1]; i = 1; }
-    }
-    mt[0] = 0x80000000u;
+static void seed_key(NDRandom *r, const uint32_t *key, size_t klen) {
+    mt_seed_array(&r->gen, key, klen);
+    r->has_gauss = false;
+    r->gauss = 0.0;
+    r->seeded = true;
 }
 
 /* Unseeded use seeds from the OS (like numpy) with init_by_array. */
@@ -60,7 +46,7 @@ static void seed_from_os(NDRandom *r) {
         key[2] = (uint32_t)getpid();
         key[3] = (uint32_t)(uintptr_t)r;
     }
-    mt_seed_array(r, key, 8);
+    seed_key(r, key, 8);
 }
 
 static NDRandom *rng(VM *vm) {
@@ -88,31 +74,7 @@ static NDRandom *take_gen(VM *vm, int *argc, Value **argv, bool autoseed) {
     return autoseed ? rng(vm) : &st->rng;
 }
 
-static uint32_t next32(NDRandom *r) {
-    uint32_t *mt = r->mt;
-    if (r->index >= ND_MT_N) {
-        enum { M = 397 };
-        int kk;
-        uint32_t y;
-        for (kk = 0; kk < ND_MT_N - M; kk++) {
-            y = (mt[kk] & 0x80000000u) | (mt[kk + 1] & 0x7fffffffu);
-            mt[kk] = mt[kk + M] ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
-        }
-        for (; kk < ND_MT_N - 1; kk++) {
-            y = (mt[kk] & 0x80000000u) | (mt[kk + 1] & 0x7fffffffu);
-            mt[kk] = mt[kk + (M - ND_MT_N)] ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
-        }
-        y = (mt[ND_MT_N - 1] & 0x80000000u) | (mt[0] & 0x7fffffffu);
-        mt[ND_MT_N - 1] = mt[M - 1] ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
-        r->index = 0;
-    }
-    uint32_t y = mt[r->index++];
-    y ^= (y >> 11);
-    y ^= (y << 7) & 0x9d2c5680u;
-    y ^= (y << 15) & 0xefc60000u;
-    y ^= (y >> 18);
-    return y;
-}
+static uint32_t next32(NDRandom *r) { return mt_next32(&r->gen); }
 
 static uint64_t next64(NDRandom *r) {
     uint64_t hi = next32(r);
@@ -120,10 +82,7 @@ static uint64_t next64(NDRandom *r) {
 }
 
 /* random_sample: 53 bits from two draws, numpy's legacy double. */
-static double next_double(NDRandom *r) {
-    uint32_t a = next32(r) >> 5, b = next32(r) >> 6;
-    return (a * 67108864.0 + b) / 9007199254740992.0;
-}
+static double next_double(NDRandom *r) { return mt_random53(&r->gen); }
 
 /* numpy's legacy_gauss: polar Box-Muller, the second value cached. */
 static double next_gauss(NDRandom *r) {
@@ -208,7 +167,7 @@ static Value f_seed(VM *vm, int argc, Value *argv, Dict *kw) {
     if (IS_INTLIKE(sv) || nd_is_scalar(vm, sv)) {
         int64_t s = IS_INTLIKE(sv) ? AS_INTLIKE(sv) : nd_load_i(((NDScalar *)AS_OBJ(sv))->dtype, &((NDScalar *)AS_OBJ(sv))->v);
         if (s < 0 || s > 0xffffffffLL) vm_raise_kind(vm, ValueError, "Seed must be between 0 and 2**32 - 1");
-        mt_seed(r, (uint32_t)s);
+        seed_int(r, (uint32_t)s);
         return NONE_VAL;
     }
     NDArray *a = nd_array_from(vm, sv, -1, false);
@@ -239,7 +198,7 @@ static Value f_seed(VM *vm, int argc, Value *argv, Dict *kw) {
         k[i] = (uint32_t)nd_load_i(a->dtype, p);
         nd_advance(a->ndim, a->shape, idx, &p, a->strides, NULL, NULL);
     }
-    mt_seed_array(r, k, (size_t)a->size);
+    seed_key(r, k, (size_t)a->size);
     free(heap);
     return NONE_VAL;
 }

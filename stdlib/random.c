@@ -18,85 +18,18 @@
 
 #include "stdlib_priv.h"
 
-#define MT_N 624
-#define MT_M 397
+#include "mt19937.h"
 
 typedef struct Rng {
     Obj obj;
-    uint32_t mt[MT_N];
-    int32_t index;
+    MT19937 gen;
     bool has_gauss;
     double gauss_next;
 } Rng;
 
-/* ------------------------------------------------------------------ */
-/* MT19937                                                             */
-/* ------------------------------------------------------------------ */
-
-static void mt_init(Rng *r, uint32_t s) {
-    r->mt[0] = s;
-    for (uint32_t i = 1; i < MT_N; i++) r->mt[i] = 1812433253u * (r->mt[i - 1] ^ (r->mt[i - 1] >> 30)) + i;
-    r->index = MT_N;
-}
-
-/* init_by_array of the reference implementation (CPython seeds with it) */
-static void mt_init_by_array(Rng *r, const uint32_t *key, size_t klen) {
-    mt_init(r, 19650218u);
-    uint32_t *mt = r->mt;
-    size_t i = 1, j = 0;
-    size_t k = MT_N > klen ? MT_N : klen;
-    for (; k; k--) {
-        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525u)) + key[j] + (uint32_t)j;
-        i++;
-        j++;
-        if (i >= MT_N) {
-            mt[0] = mt[MT_N - 1];
-            i = 1;
-        }
-        if (j >= klen) j = 0;
-    }
-    for (k = MT_N - 1; k; k--) {
-        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1566083941u)) - (uint32_t)i;
-        i++;
-        if (i >= MT_N) {
-            mt[0] = mt[MT_N - 1];
-            i = 1;
-        }
-    }
-    mt[0] = 0x80000000u;
-    r->index = MT_N;
-}
-
-static uint32_t mt_next(Rng *r) {
-    uint32_t *mt = r->mt;
-    if (r->index >= MT_N) {
-        int kk;
-        uint32_t y;
-        for (kk = 0; kk < MT_N - MT_M; kk++) {
-            y = (mt[kk] & 0x80000000u) | (mt[kk + 1] & 0x7fffffffu);
-            mt[kk] = mt[kk + MT_M] ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
-        }
-        for (; kk < MT_N - 1; kk++) {
-            y = (mt[kk] & 0x80000000u) | (mt[kk + 1] & 0x7fffffffu);
-            mt[kk] = mt[kk + (MT_M - MT_N)] ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
-        }
-        y = (mt[MT_N - 1] & 0x80000000u) | (mt[0] & 0x7fffffffu);
-        mt[MT_N - 1] = mt[MT_M - 1] ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
-        r->index = 0;
-    }
-    uint32_t y = mt[r->index++];
-    y ^= (y >> 11);
-    y ^= (y << 7) & 0x9d2c5680u;
-    y ^= (y << 15) & 0xefc60000u;
-    y ^= (y >> 18);
-    return y;
-}
-
-/* random(): 53 random bits, like CPython's genrand_res53 */
-static double mt_random(Rng *r) {
-    uint32_t a = mt_next(r) >> 5, b = mt_next(r) >> 6;
-    return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
-}
+static uint32_t mt_next(Rng *r) { return mt_next32(&r->gen); }
+static double mt_random(Rng *r) { return mt_random53(&r->gen); }
+static void mt_init_by_array(Rng *r, const uint32_t *key, size_t klen) { mt_seed_array(&r->gen, key, klen); }
 
 /* Seeds from a non-negative integer given as little-endian 32-bit words. */
 static void seed_u64(Rng *r, uint64_t n) {
@@ -776,8 +709,8 @@ static Value op_getstate(VM *vm, Rng *r, int argc, Value *argv, Dict *kwargs) {
     (void)argc;
     kw_none(vm, "getstate", kwargs);
     Tuple *inner = tuple_new(vm, MT_N + 1);
-    for (int i = 0; i < MT_N; i++) inner->items[i] = INT_VAL(r->mt[i]);
-    inner->items[MT_N] = INT_VAL(r->index);
+    for (int i = 0; i < MT_N; i++) inner->items[i] = INT_VAL(r->gen.mt[i]);
+    inner->items[MT_N] = INT_VAL(r->gen.index);
     vm_push_root(vm, OBJ_VAL(inner));
     Tuple *t = tuple_new(vm, 3);
     t->items[0] = INT_VAL(3);
@@ -811,8 +744,8 @@ static Value op_setstate(VM *vm, Rng *r, int argc, Value *argv, Dict *kwargs) {
     if (!IS_INTLIKE(in->items[MT_N])) vm_raise_kind(vm, TypeError, "state vector items must be integers");
     int64_t index = AS_INTLIKE(in->items[MT_N]);
     if (index < 0 || index > MT_N) vm_raise_kind(vm, ValueError, "invalid state");
-    memcpy(r->mt, mt, sizeof mt);
-    r->index = (int32_t)index;
+    memcpy(r->gen.mt, mt, sizeof mt);
+    r->gen.index = (int32_t)index;
     Value g = t->items[2];
     r->has_gauss = !IS_NONE(g);
     if (r->has_gauss) r->gauss_next = num_arg(vm, g);
