@@ -22,7 +22,7 @@
 #include "jit_cache.h"
 #include "target.h"
 
-static uint64_t mix(uint64_t h, const void *p, size_t n) {
+uint64_t jit_fnv1a(uint64_t h, const void *p, size_t n) {
     const unsigned char *b = p;
     for (size_t i = 0; i < n; i++) {
         h ^= b[i];
@@ -40,8 +40,8 @@ bool jit_cache_fingerprint(const JFunc *f, uint64_t *hash) {
         const Function *dfn = a->funcs[i]->fn;
         const Source *src = dfn && dfn->proto ? dfn->proto->source : NULL;
         if (src && src != root_src && src->text) {
-            *hash = mix(*hash, src->text, src->len);
-            if (src->filename) *hash = mix(*hash, src->filename->chars, strlen(src->filename->chars));
+            *hash = jit_fnv1a(*hash, src->text, src->len);
+            if (src->filename) *hash = jit_fnv1a(*hash, src->filename->chars, strlen(src->filename->chars));
         }
         const struct JInfoMap *m = a->funcs[i]->infos;
         for (uint32_t s = 0; m && s < m->cap; s++) {
@@ -50,18 +50,18 @@ bool jit_cache_fingerprint(const JFunc *f, uint64_t *hash) {
             if (in->builtin == JB_CONST_ARRAY) return false;
             if (in->builtin != JB_CONST) continue;
             Value v = in->constant;
-            uint64_t h = 0xcbf29ce484222325ULL;
+            uint64_t h = JIT_FNV_OFFSET;
             int tag = v.tag;
-            h = mix(h, &tag, sizeof tag);
-            if (IS_INT(v)) h = mix(h, &v.as.i, sizeof v.as.i);
-            else if (IS_FLOAT(v)) h = mix(h, &v.as.f, sizeof v.as.f);
-            else if (IS_BOOL(v)) h = mix(h, &v.as.b, sizeof v.as.b);
+            h = jit_fnv1a(h, &tag, sizeof tag);
+            if (IS_INT(v)) h = jit_fnv1a(h, &v.as.i, sizeof v.as.i);
+            else if (IS_FLOAT(v)) h = jit_fnv1a(h, &v.as.f, sizeof v.as.f);
+            else if (IS_BOOL(v)) h = jit_fnv1a(h, &v.as.b, sizeof v.as.b);
             else return false; /* a host object frozen into the code: never reuse */
-            if (in->type) h = mix(h, &in->type->kind, sizeof in->type->kind);
+            if (in->type) h = jit_fnv1a(h, &in->type->kind, sizeof in->type->kind);
             sum += h; /* the map's order follows addresses: combine without order */
         }
     }
-    *hash = mix(*hash, &sum, sizeof sum);
+    *hash = jit_fnv1a(*hash, &sum, sizeof sum);
     return true;
 }
 

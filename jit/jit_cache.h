@@ -40,6 +40,10 @@ bool jit_cache_cpu_object(VM *vm, const JitKernel *k, uint64_t key, JitCpuObject
 ** and the text of other files defining device functions it calls — to *hash. False when the kernel cannot be cached
 ** (a constant that is not a number, a constant array, debug mode). */
 bool jit_cache_fingerprint(const JFunc *f, uint64_t *hash);
+/* FNV-1a 64 over n bytes, continuing from h (start with JIT_FNV_OFFSET):
+** the one hash of cache keys and file checksums. */
+#define JIT_FNV_OFFSET 0xcbf29ce484222325ULL
+uint64_t jit_fnv1a(uint64_t h, const void *p, size_t n);
 
 /* The expanded parameter sizes of argument types (the ABI of jit.h); false
 ** when a type has no ABI this code knows or there are more than max. */

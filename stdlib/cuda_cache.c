@@ -49,18 +49,9 @@ typedef struct CacheHeader {
     uint64_t sum;
 } CacheHeader;
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n) {
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) {
-        h ^= b[i];
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
-
 static uint64_t fnv_str(uint64_t h, const char *s) {
-    h = fnv(h, s ? s : "", s ? strlen(s) : 0);
-    return fnv(h, "\0", 1); /* separator: ("ab","c") ≠ ("a","bc") */
+    h = jit_fnv1a(h, s ? s : "", s ? strlen(s) : 0);
+    return jit_fnv1a(h, "\0", 1); /* separator: ("ab","c") ≠ ("a","bc") */
 }
 
 /* The cache directory into buf (created with its parents); false when there
@@ -90,7 +81,7 @@ static bool cache_dir(char *buf, size_t size) {
 
 /* The key of f's specialization for target; false when it must not be cached. */
 static bool cache_key(const JFunc *f, Function *fn, int target, int cc, bool fastmath, uint64_t *key) {
-    uint64_t h = 0xcbf29ce484222325ULL;
+    uint64_t h = JIT_FNV_OFFSET;
     h = fnv_str(h, "gpy-kernel-cache");
     h = fnv_str(h, GPY_VERSION);
     unsigned maj = 0, min = 0, patch = 0;
@@ -109,7 +100,7 @@ static bool cache_key(const JFunc *f, Function *fn, int target, int cc, bool fas
     Source *src = fn->proto ? fn->proto->source : NULL;
     if (!src || !src->text) return false;
     h = fnv_str(h, src->filename ? src->filename->chars : "");
-    h = fnv(h, src->text, src->len);
+    h = jit_fnv1a(h, src->text, src->len);
     h = fnv_str(h, fn->qualname ? fn->qualname->chars : fn->name ? fn->name->chars : "");
     for (int i = 0; i < f->nargs; i++) {
         char b[256];
@@ -194,7 +185,7 @@ JitKernel *cuda_cache_load(VM *vm, Function *fn, int nargs, const JType *const *
     if (ok) {
         memcpy(&h, data, sizeof h);
         ok = memcmp(h.magic, CACHE_MAGIC, 8) == 0 && h.format == CACHE_FORMAT && h.target == (uint32_t)target &&
-             h.key == key && h.len == len - sizeof h && h.sum == fnv(0xcbf29ce484222325ULL, data + sizeof h, len - sizeof h);
+             h.key == key && h.len == len - sizeof h && h.sum == jit_fnv1a(JIT_FNV_OFFSET, data + sizeof h, len - sizeof h);
     }
     JitCachedCode c = {.target = target};
     char *entry = NULL, *ptx = NULL, *ir = NULL, *bname = NULL, *obj = NULL;
@@ -308,7 +299,7 @@ void cuda_cache_store(VM *vm, Function *fn, const JitKernel *k, int target, int 
         h.target = (uint32_t)target;
         h.key = key;
         h.len = len - sizeof h;
-        h.sum = fnv(0xcbf29ce484222325ULL, buf + sizeof h, len - sizeof h);
+        h.sum = jit_fnv1a(JIT_FNV_OFFSET, buf + sizeof h, len - sizeof h);
         memcpy(buf, &h, sizeof h);
         snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
         int fd = mkstemp(tmp);

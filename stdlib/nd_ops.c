@@ -85,24 +85,29 @@ static double f_min(double x, double y) { return (x <= y || isnan(x)) ? x : y; }
 static double f_fmax(double x, double y) { return isnan(y) || x >= y ? x : y; }
 static double f_fmin(double x, double y) { return isnan(y) || x <= y ? x : y; }
 
+/* Comparisons and logical ops of two T operands into a bool array (shared by
+** the float and integer loops below). */
+#define CMP_LOOPS(T)                                                                              \
+    if (is_cmp(f)) {                                                                              \
+        uint8_t *O_ = (uint8_t *)po;                                                              \
+        switch (f) {                                                                              \
+        case U_EQ: FOR_AB(T, x == y); break;                                                      \
+        case U_NE: FOR_AB(T, x != y); break;                                                      \
+        case U_LT: FOR_AB(T, x < y); break;                                                       \
+        case U_LE: FOR_AB(T, x <= y); break;                                                      \
+        case U_GT: FOR_AB(T, x > y); break;                                                       \
+        case U_GE: FOR_AB(T, x >= y); break;                                                      \
+        case U_LAND: FOR_AB(T, x != 0 && y != 0); break;                                          \
+        case U_LOR: FOR_AB(T, x != 0 || y != 0); break;                                           \
+        default: FOR_AB(T, (x != 0) != (y != 0)); break;                                          \
+        }                                                                                         \
+        return true;                                                                              \
+    }
+
 /* Float loops: arithmetic in T (float or double). */
 #define FLOAT_LOOPS(T, SUF)                                                                      \
     static bool floop_##SUF(UFn f, const char *pa, int sa, const char *pb, int sb, char *po, int64_t n) { \
-        if (is_cmp(f)) {                                                                          \
-            uint8_t *O_ = (uint8_t *)po;                                                          \
-            switch (f) {                                                                          \
-            case U_EQ: FOR_AB(T, x == y); break;                                                  \
-            case U_NE: FOR_AB(T, x != y); break;                                                  \
-            case U_LT: FOR_AB(T, x < y); break;                                                   \
-            case U_LE: FOR_AB(T, x <= y); break;                                                  \
-            case U_GT: FOR_AB(T, x > y); break;                                                   \
-            case U_GE: FOR_AB(T, x >= y); break;                                                  \
-            case U_LAND: FOR_AB(T, x != 0 && y != 0); break;                                      \
-            case U_LOR: FOR_AB(T, x != 0 || y != 0); break;                                       \
-            default: FOR_AB(T, (x != 0) != (y != 0)); break;                                      \
-            }                                                                                     \
-            return true;                                                                          \
-        }                                                                                         \
+        CMP_LOOPS(T)                                                                              \
         T *O_ = (T *)po;                                                                          \
         switch (f) {                                                                              \
         case U_ADD: FOR_AB(T, x + y); break;                                                      \
@@ -130,21 +135,7 @@ FLOAT_LOOPS(double, f64)
 #define INT_LOOPS(T, U, SUF, SIGNED)                                                              \
     static bool iloop_##SUF(UFn f, const char *pa, int sa, const char *pb, int sb, char *po, int64_t n, \
                             bool *negpow) {                                                       \
-        if (is_cmp(f)) {                                                                          \
-            uint8_t *O_ = (uint8_t *)po;                                                          \
-            switch (f) {                                                                          \
-            case U_EQ: FOR_AB(T, x == y); break;                                                  \
-            case U_NE: FOR_AB(T, x != y); break;                                                  \
-            case U_LT: FOR_AB(T, x < y); break;                                                   \
-            case U_LE: FOR_AB(T, x <= y); break;                                                  \
-            case U_GT: FOR_AB(T, x > y); break;                                                   \
-            case U_GE: FOR_AB(T, x >= y); break;                                                  \
-            case U_LAND: FOR_AB(T, x != 0 && y != 0); break;                                      \
-            case U_LOR: FOR_AB(T, x != 0 || y != 0); break;                                       \
-            default: FOR_AB(T, (x != 0) != (y != 0)); break;                                      \
-            }                                                                                     \
-            return true;                                                                          \
-        }                                                                                         \
+        CMP_LOOPS(T)                                                                              \
         T *O_ = (T *)po;                                                                          \
         switch (f) {                                                                              \
         case U_ADD: FOR_AB(T, (T)((U)x + (U)y)); break;                                           \
