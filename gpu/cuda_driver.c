@@ -445,20 +445,41 @@ int gpu_cuda_reset(GpuCuda *c, char *err, size_t errsize)
     CUresult r = lib->cuDevicePrimaryCtxReset(c->dev);
     if (r != CUDA_SUCCESS)
         return gpu_cuda_fail(c, r, "resetting the device's primary context", err, errsize);
-    /* take the (re-initialized) primary context afresh: its handle may change */
-    lib->cuDevicePrimaryCtxRelease(c->dev);
-    c->ctx = NULL;
-    r = lib->cuDevicePrimaryCtxRetain(&c->ctx, c->dev);
+    /* take the (re-initialized) primary context afresh: its handle may
+       change. Retain before releasing our old reference so the count never
+       drops to zero in between. */
+    CUcontext fresh = NULL;
+    r = lib->cuDevicePrimaryCtxRetain(&fresh, c->dev);
     if (r != CUDA_SUCCESS) {
-        c->ctx = NULL;
-        return gpu_cuda_fail(c, r, "retaining the device's primary context after a reset", err, errsize);
+        /* Seen on an H200 with driver 580: after an illegal address the
+           reset succeeds but the context cannot be made again. The driver
+           API documents these errors as fatal to the process. */
+        if (!gpu_cuda_is_sticky(r))
+            return gpu_cuda_fail(c, r, "retaining the device's primary context after a reset", err, errsize);
+        c->broken = r;
+        if (err && errsize) {
+            describe_with(lib, r, err, errsize);
+            size_t len = strlen(err);
+            if (len < errsize)
+                snprintf(err + len, errsize - len, " (the CUDA driver cannot clear this error inside a running "
+                         "process: restart the program)");
+        }
+        return r;
     }
+    lib->cuDevicePrimaryCtxRelease(c->dev);
+    c->ctx = fresh;
     c->broken = 0;
     return gpu_cuda_make_current(c, err, errsize);
 }
 
+/* Kernels' printf output reaches the host at synchronizing calls; flushing
+** what the program printed first keeps the two streams in program order
+** whether the driver writes through stdio or straight to the descriptor. */
+static void flush_host_output(void) { fflush(stdout); }
+
 int gpu_cuda_synchronize(GpuCuda *c, char *err, size_t errsize)
 {
+    flush_host_output();
     int st = gpu_cuda_make_current(c, err, errsize);
     if (st)
         return st;
@@ -552,6 +573,7 @@ int gpu_cuda_memcpy_htod(GpuCuda *c, CUdeviceptr dst, const void *src, size_t n,
 
 int gpu_cuda_memcpy_dtoh(GpuCuda *c, void *dst, CUdeviceptr src, size_t n, char *err, size_t errsize)
 {
+    flush_host_output();
     COPY(c, n, "copying device to host", c->lib->cuMemcpyDtoH(dst, src, n));
 }
 
@@ -599,6 +621,7 @@ int gpu_cuda_stream_create(GpuCuda *c, bool nonblocking, CUstream *out, char *er
 
 int gpu_cuda_stream_synchronize(GpuCuda *c, CUstream s, char *err, size_t errsize)
 {
+    flush_host_output();
     CALL(c, NULL, c->lib->cuStreamSynchronize(s));
 }
 
@@ -643,6 +666,7 @@ int gpu_cuda_event_record(GpuCuda *c, CUevent e, CUstream s, char *err, size_t e
 
 int gpu_cuda_event_synchronize(GpuCuda *c, CUevent e, char *err, size_t errsize)
 {
+    flush_host_output();
     CALL(c, NULL, c->lib->cuEventSynchronize(e));
 }
 

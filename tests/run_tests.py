@@ -152,7 +152,14 @@ def check_ptx(ptxdir, ptxas, required):
     if required and not files:
         return "no PTX was produced under GPY_DUMP_PTX (add '# ptx: none' if no kernel compiles)"
     for f in files:
-        for arch in ("sm_80", "sm_90"):
+        # PTX made for a real GPU (GPY_DEVICE=cuda) targets that GPU's
+        # architecture, which older ones cannot assemble: check it for the
+        # listed architectures it can run on, or its own when none is listed
+        with open(os.path.join(ptxdir, f), encoding="utf-8", errors="replace") as fh:
+            m = re.search(r"^\s*\.target\s+sm_(\d+)", fh.read(), re.M)
+        target = int(m.group(1)) if m else 80
+        archs = [a for a in (80, 90) if a >= target] or [target]
+        for arch in (f"sm_{a}" for a in archs):
             rc, out, err = run([ptxas, f"-arch={arch}", "-o", os.devnull, f], ptxdir)
             if rc != 0:
                 return f"ptxas -arch={arch} rejected {f} (status {rc}):\n{(out + err)[-2000:]}"

@@ -133,6 +133,12 @@ again: CUDA_ERROR_ILLEGAL_ADDRESS: an illegal m
 the VM still works: 42
 (8,)"
 
+# ---- the same where the driver cannot recover in-process (as an H200 with driver 580): reset() says restart
+run stickyfatal "$T/sticky.gpy" FAKE_CUDA_FAIL_LAUNCH=1 FAKE_CUDA_STICKY_FATAL=1 && fail "sticky fatal: exit status 0"
+grep -q "^CudaAPIError: CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered (the CUDA driver cannot clear this error inside a running process: restart the program)" "$tmp/stickyfatal.err" ||
+  { cat "$tmp/stickyfatal.err"; fail "sticky fatal: message"; }
+[ "$(tail -1 "$tmp/stickyfatal.out")" = "the VM still works: 42" ] || fail "sticky fatal: output before reset"
+
 # ---- a launch the driver refuses (not sticky): an exception, and the next launch works
 run launcherr "$T/launch_error.gpy" FAKE_CUDA_FAIL_LAUNCH=1 FAKE_CUDA_FAIL_CODE=701 || { cat "$tmp/launcherr.err"; fail "launch_error.gpy"; }
 grep -q "^CudaAPIError: launch of kernel 'inc' failed: CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: too many resources requested for launch" "$tmp/launcherr.out" ||

@@ -795,12 +795,19 @@ static void test_sticky(GpuCuda *c, const char *ptx)
     CUdeviceptr more = 0;
     st = gpu_cuda_malloc(c, 64, &more, err, sizeof err);
     CHECK(gpu_cuda_is_sticky(st), "calls after a sticky error must fail: %d", st);
-    OK(gpu_cuda_reset(c, err, sizeof err));
-    CHECK(!gpu_cuda_broken(c), "still broken after reset");
     char hello[6] = "hello", back[6] = "";
     if (real) {
         /* the driver API documents sticky errors as fatal to the process;
-           current drivers recover after a primary-context reset: say which */
+           some drivers recover after a primary-context reset (the H200 with
+           driver 580 does not): either works, or the message says restart */
+        st = gpu_cuda_reset(c, err, sizeof err);
+        if (st) {
+            CHECK(gpu_cuda_is_sticky(st) && contains(err, "restart the program"), "reset failure message: %s", err);
+            CHECK(gpu_cuda_broken(c), "a failed reset leaves the handle broken");
+            printf("note: this driver cannot recover from a sticky error in-process: %s\n", err);
+            return;
+        }
+        CHECK(!gpu_cuda_broken(c), "still broken after reset");
         st = gpu_cuda_malloc(c, 64, &more, err, sizeof err);
         if (!st)
             st = gpu_cuda_memcpy_htod(c, more, hello, 6, err, sizeof err);
@@ -812,6 +819,8 @@ static void test_sticky(GpuCuda *c, const char *ptx)
             OK(gpu_cuda_free(c, more, err, sizeof err));
         return;
     }
+    OK(gpu_cuda_reset(c, err, sizeof err));
+    CHECK(!gpu_cuda_broken(c), "still broken after reset");
     OK(gpu_cuda_malloc(c, 64, &more, err, sizeof err));
     OK(gpu_cuda_memcpy_htod(c, more, hello, 6, err, sizeof err));
     OK(gpu_cuda_memcpy_dtoh(c, back, more, 6, err, sizeof err));

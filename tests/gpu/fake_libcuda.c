@@ -36,7 +36,10 @@
 ** system calls: for benchmarks only), FAKE_CUDA_FAIL_LAUNCH=N (the N-th
 ** launch that passes the checks fails as fake_cuda_inject_error would make
 ** it, with the code FAKE_CUDA_FAIL_CODE, default 700 = illegal address: for
-** programs that cannot call fake_cuda_inject_error).
+** programs that cannot call fake_cuda_inject_error), FAKE_CUDA_STICKY_FATAL=1
+** (a sticky error is fatal to the process, as the driver API documents and as
+** an H200 with driver 580 behaves: the primary context resets, but retaining
+** it again returns the sticky code).
 **
 ** Device addresses live at 0x0000D00000000000 and up — outside the host's
 ** address space, so gpy dereferencing one on the host crashes at once —
@@ -267,6 +270,9 @@ static CUresult violation(CUresult code, const char *fn, const char *fmt, ...)
         if (current->poisoned)                                                                    \
             RETURN(current->poisoned);                                                            \
     } while (0)
+
+/* FAKE_CUDA_STICKY_FATAL=1: the sticky code no context can be retained past */
+static CUresult process_poisoned;
 
 static long env_long(const char *name, long fallback)
 {
@@ -676,6 +682,8 @@ EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
     CUresult r = check_device("cuDevicePrimaryCtxRetain", dev);
     if (r != CUDA_SUCCESS)
         RETURN(r);
+    if (process_poisoned)
+        RETURN(process_poisoned);
     FakeCtx *c = &contexts[dev];
     c->magic = CTX_MAGIC;
     c->device = dev;
@@ -1899,6 +1907,8 @@ EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned 
         if (!sticky(code))
             RETURN(code);
         current->poisoned = code;
+        if (env_long("FAKE_CUDA_STICKY_FATAL", 0) == 1)
+            process_poisoned = code;
     }
     FakeLaunch *slot = &launches[nlaunches % LAUNCHES_KEPT];
     memcpy(slot, &rec, offsetof(FakeLaunch, bytes));
