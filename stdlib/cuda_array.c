@@ -293,6 +293,13 @@ Value cuda_f_to_device(VM *vm, int argc, Value *argv, Dict *kwargs) {
         return to;
     }
     GpuCuda *gpu = cuda_gpu(vm);
+    /* a contiguous host array uploads straight from its own buffer (an
+       extra host copy made to_device 3x slower than Numba's on an H200) */
+    if (gpu && (src->flags & (ND_C_CONTIGUOUS | ND_F_CONTIGUOUS))) {
+        Value d = gpu_array_new(vm, gpu, src, true);
+        vm_pop_roots(vm, 1);
+        return d;
+    }
     NDArray *c = nd_copy(vm, src);
     vm_pop_roots(vm, 1);
     if (gpu) return gpu_array_new(vm, gpu, c, true);
