@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "cuda_priv.h"
+#include "../gpu/cpu_child_grids.h"
 
 #define MAX_ARGS 64     /* kernel arguments */
 #define MAX_PARAMS 512  /* expanded ABI parameters */
@@ -858,8 +859,9 @@ static Value launch_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs
     cl.thread_fn = k->cpu_thread;
     cl.uses_barrier = k->uses_barrier;
     cl.params = m.ptrs;
+    cl.grids = NULL;
     jit_debug_reset(k);
-    if (gpu_cpu_launch(st->device, &cl, err, sizeof err) != 0)
+    if (gpu_cpu_launch_tree(st->device, &cl, err, sizeof err) != 0) /* with the grids it launches */
         vm_raise_kind(vm, RuntimeError, "launch of kernel '%s' failed: %s", disp_name(d), err);
     if (k->dbg_err && k->dbg_err->flag) { /* debug mode: an index was out of bounds */
         char msg[1024];

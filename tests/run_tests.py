@@ -152,10 +152,20 @@ def check_ptx(ptxdir, ptxas, required):
     if required and not files:
         return "no PTX was produced under GPY_DUMP_PTX (add '# ptx: none' if no kernel compiles)"
     for f in files:
+        with open(os.path.join(ptxdir, f), encoding="utf-8", errors="replace") as t:
+            devrt = "__cudaCDP2" in t.read()  # kernels launching kernels call the device runtime
         for arch in ("sm_80", "sm_90"):
-            rc, out, err = run([ptxas, f"-arch={arch}", "-o", os.devnull, f], ptxdir)
+            obj = os.path.join(ptxdir, f"{f}.{arch}.o") if devrt else os.devnull
+            rc, out, err = run([ptxas, f"-arch={arch}"] + (["-c"] if devrt else []) + ["-o", obj, f], ptxdir)
             if rc != 0:
                 return f"ptxas -arch={arch} rejected {f} (status {rc}):\n{(out + err)[-2000:]}"
+            if devrt:  # relocatable: it must link with libcudadevrt, as the driver will
+                bindir = os.path.dirname(ptxas)
+                lib = os.path.join(os.path.dirname(bindir), "lib64")
+                rc, out, err = run([os.path.join(bindir, "nvlink"), f"-arch={arch}", obj, f"-L{lib}", "-lcudadevrt",
+                                    "-o", os.devnull], ptxdir)
+                if rc != 0:
+                    return f"nvlink -arch={arch} {f} -lcudadevrt failed (status {rc}):\n{(out + err)[-2000:]}"
     return None
 
 
