@@ -728,7 +728,7 @@ static void load_spec(VM *vm, Dispatcher *d, Spec *s) {
     if (s->loaded && s->gen == st->gen) return;
     s->loaded = false;
     char err[GPU_CUDA_ERRSIZE];
-    int status = gpu_cuda_module_load_ptx(st->gpu, s->k->ptx ? s->k->ptx : "", &s->mod, NULL, 0, err, sizeof err);
+    int status = gpu_cuda_module_load_kernels(st->gpu, s->k->ptx ? s->k->ptx : "", &s->mod, err, sizeof err);
     if (status) cuda_raise_status(vm, status, err);
     status = gpu_cuda_get_function(st->gpu, s->mod, s->k->entry, &s->fn, err, sizeof err);
     if (status) {
