@@ -159,11 +159,12 @@ def check_ptx(ptxdir, ptxas, required):
             rc, out, err = run([ptxas, f"-arch={arch}"] + (["-c"] if devrt else []) + ["-o", obj, f], ptxdir)
             if rc != 0:
                 return f"ptxas -arch={arch} rejected {f} (status {rc}):\n{(out + err)[-2000:]}"
-            if devrt:  # relocatable: it must link with libcudadevrt, as the driver will
-                bindir = os.path.dirname(ptxas)
-                lib = os.path.join(os.path.dirname(bindir), "lib64")
-                rc, out, err = run([os.path.join(bindir, "nvlink"), f"-arch={arch}", obj, f"-L{lib}", "-lcudadevrt",
-                                    "-o", os.devnull], ptxdir)
+            bindir = os.path.dirname(ptxas)
+            lib = os.path.join(os.path.dirname(bindir), "lib64")
+            nvlink = os.path.join(bindir, "nvlink")
+            if devrt and os.access(nvlink, os.X_OK) and os.path.exists(os.path.join(lib, "libcudadevrt.a")):
+                # relocatable: it must link with libcudadevrt, as the driver will
+                rc, out, err = run([nvlink, f"-arch={arch}", obj, f"-L{lib}", "-lcudadevrt", "-o", os.devnull], ptxdir)
                 if rc != 0:
                     return f"nvlink -arch={arch} {f} -lcudadevrt failed (status {rc}):\n{(out + err)[-2000:]}"
     return None
