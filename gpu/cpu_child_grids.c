@@ -123,7 +123,7 @@ static int run_child(CpuDevice *d, const ChildGrid *c, int depth, char *err, siz
     if (!rc && k->dbg_err && k->dbg_err->flag) { /* debug mode: an index out of bounds in the child */
         jit_debug_message(k, k->dbg_err, err, errsize);
         jit_debug_reset((JitKernel *)k);
-        rc = -1;
+        rc = GPU_CPU_CHILD_INDEX_ERROR;
     }
     if (ptrs != stack_ptrs) free(ptrs);
     return rc;

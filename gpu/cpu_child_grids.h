@@ -22,7 +22,9 @@
 #define GPU_CPU_MAX_NESTING 24
 
 /* Runs the grid l and every grid it launches, recursively. 0, or -1 with a
-** message in err. */
+** message in err; GPU_CPU_CHILD_INDEX_ERROR when a debug-mode kernel
+** launched from a kernel indexed out of bounds (the IndexError message in err). */
+#define GPU_CPU_CHILD_INDEX_ERROR (-2)
 int gpu_cpu_launch_tree(CpuDevice *d, const CpuLaunch *l, char *err, size_t errsize);
 
 /* Called by compiled kernel code (the CPU target emits calls to it): thread

@@ -861,8 +861,9 @@ static Value launch_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs
     cl.params = m.ptrs;
     cl.grids = NULL;
     jit_debug_reset(k);
-    if (gpu_cpu_launch_tree(st->device, &cl, err, sizeof err) != 0) /* with the grids it launches */
-        vm_raise_kind(vm, RuntimeError, "launch of kernel '%s' failed: %s", disp_name(d), err);
+    int rc = gpu_cpu_launch_tree(st->device, &cl, err, sizeof err); /* with the grids it launches */
+    if (rc == GPU_CPU_CHILD_INDEX_ERROR) vm_raise_kind(vm, IndexError, "%s", err);
+    if (rc != 0) vm_raise_kind(vm, RuntimeError, "launch of kernel '%s' failed: %s", disp_name(d), err);
     if (k->dbg_err && k->dbg_err->flag) { /* debug mode: an index was out of bounds */
         char msg[1024];
         jit_debug_message(k, k->dbg_err, msg, sizeof msg);
