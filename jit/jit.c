@@ -438,11 +438,6 @@ JitKernel *jit_compile(VM *vm, Function *fn, int nargs, const JType *const *argt
 
 JitKernel *jit_compile_opts(VM *vm, Function *fn, int nargs, const JType *const *argtypes, int targets,
                             int cc, const JitOptions *opts, char *err, size_t errsize) {
-    return jit_compile_nested(vm, fn, nargs, argtypes, targets, cc, opts, NULL, err, errsize);
-}
-
-JitKernel *jit_compile_nested(VM *vm, Function *fn, int nargs, const JType *const *argtypes, int targets, int cc,
-                              const JitOptions *opts, const JitCompileChain *up, char *err, size_t errsize) {
     bool fastmath = opts && opts->fastmath;
     struct JitState *js = jit_state(vm);
     if (!js) {
@@ -493,8 +488,7 @@ JitKernel *jit_compile_nested(VM *vm, Function *fn, int nargs, const JType *cons
     if (targets & JIT_TARGET_CPU) {
         /* kernels it launches are compiled first: the code names their JitKernels */
         JitChildMap children = {0};
-        JitCompileChain me = {k, up};
-        bool ok = jit_compile_children(vm, k, opts, &me, &children, err, errsize) &&
+        bool ok = jit_compile_children(vm, k, opts, &children, err, errsize) &&
                   compile_cpu(vm, js, f, fastmath, k, &children, err, errsize);
         free(children.f);
         free(children.k);

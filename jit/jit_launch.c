@@ -54,8 +54,8 @@ static bool collect(JFunc *f, JFunc ***seen, int *nseen, int *capseen, JFunc ***
     return true;
 }
 
-bool jit_compile_children(VM *vm, JitKernel *k, const JitOptions *opts, const JitCompileChain *chain,
-                          JitChildMap *map, char *err, size_t errsize) {
+bool jit_compile_children(VM *vm, JitKernel *k, const JitOptions *opts, JitChildMap *map, char *err,
+                          size_t errsize) {
     JFunc **seen = NULL, **launched = NULL;
     int nseen = 0, capseen = 0, nl = 0, capl = 0;
     bool ok = collect(k->func, &seen, &nseen, &capseen, &launched, &nl, &capl);
@@ -65,8 +65,17 @@ bool jit_compile_children(VM *vm, JitKernel *k, const JitOptions *opts, const Ji
         snprintf(err, errsize, "out of memory");
         return false;
     }
+    if (!nl) {
+        free(launched);
+        return true;
+    }
+    struct JitState *js = vm->jit; /* jit_compile_opts made it */
+    const JitCompileChain *outer = js->compiling;
+    JitCompileChain me = {k, outer};
+    const JitCompileChain *chain = &me;
     int depth = 0;
     for (const JitCompileChain *c = chain; c; c = c->up) depth++;
+    js->compiling = chain; /* the nested compiles below see k in progress */
     for (int i = 0; ok && i < nl; i++) {
         JFunc *child = launched[i];
         JitKernel *ck = NULL;
@@ -79,13 +88,13 @@ bool jit_compile_children(VM *vm, JitKernel *k, const JitOptions *opts, const Ji
                 ok = false;
                 break;
             }
-            ck = jit_compile_nested(vm, child->fn, child->nargs, child->argtypes, JIT_TARGET_CPU, 0, opts, chain,
-                                    err, errsize);
+            ck = jit_compile_opts(vm, child->fn, child->nargs, child->argtypes, JIT_TARGET_CPU, 0, opts, err,
+                                  errsize);
             if (!ck) {
                 ok = false;
                 break;
             }
-            int cap = k->nchildren; /* exact growth: children are few */
+            int cap = k->nchildren; /* the capacity is not kept: push regrows (children are few) */
             if (!push((void ***)&k->children, &k->nchildren, &cap, ck)) {
                 jit_kernel_free(vm, ck);
                 ok = false;
@@ -102,6 +111,7 @@ bool jit_compile_children(VM *vm, JitKernel *k, const JitOptions *opts, const Ji
         map->n = nf;
         map->cap = capf;
     }
+    js->compiling = outer;
     free(launched);
     return ok;
 }

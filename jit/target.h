@@ -113,6 +113,7 @@ struct JitState {
     size_t libdevice_len;
     unsigned serial;                /* makes every CPU entry symbol unique */
     JitDiag diag;                   /* the LLVM diagnostic handler writes here */
+    const struct JitCompileChain *compiling; /* kernels launching kernels: compiles in progress (jit_launch.c) */
 };
 
 /* ---- lower.c ---- */
@@ -187,19 +188,17 @@ LLVMValueRef lower_math(Lower *L, JBuiltin b, LLVMValueRef *args, int nargs, con
 void jit_cpu_entries(Lower *L, LLVMValueRef body, const char *block_name, const char *thread_name);
 
 /* ---- jit_launch.c: kernels launching kernels on the CPU device ---- */
-/* The kernel compiles in progress, innermost first (a kernel that launches
-** itself, or one up the chain, uses the JitKernel being built). */
+/* The kernel compiles in progress, innermost first (JitState.compiling): a
+** kernel that launches itself, or one up the chain, uses the JitKernel
+** being built. */
 typedef struct JitCompileChain {
     JitKernel *k;
     const struct JitCompileChain *up;
 } JitCompileChain;
-/* jit.c: jit_compile_opts below a chain of compiles in progress. */
-JitKernel *jit_compile_nested(VM *vm, Function *fn, int nargs, const JType *const *argtypes, int targets, int cc,
-                              const JitOptions *opts, const JitCompileChain *up, char *err, size_t errsize);
 /* Compiles (for the CPU) every kernel that k->func, or a device function it
 ** calls, launches, into map (owned ones also into k->children). */
-bool jit_compile_children(VM *vm, JitKernel *k, const JitOptions *opts, const JitCompileChain *chain,
-                          JitChildMap *map, char *err, size_t errsize);
+bool jit_compile_children(VM *vm, JitKernel *k, const JitOptions *opts, JitChildMap *map, char *err,
+                          size_t errsize);
 
 /* ---- libdevice.c ---- */
 /* Links the needed libdevice functions into M (lazily parsed) and
