@@ -383,6 +383,7 @@ static bool run_block(CpuDevice *d, Worker *w, const CpuLaunch *l, int64_t b) {
         ctx.nctaid[k] = (int32_t)l->grid[k];
     }
     ctx.smem = w->smem;
+    ctx.grids = l->grids;
     if (l->uses_barrier || !l->block_fn) return run_block_fibers(d, w, l, &ctx);
     l->block_fn(&ctx, l->params);
     return true;

@@ -33,6 +33,7 @@ typedef struct CpuLaunch {
     CpuThreadFn thread_fn;  /* used for barrier kernels */
     bool uses_barrier;
     void **params;          /* kernel parameters (see the ABI in jit.h) */
+    void *grids;            /* where child launches queue (KernelCtx.grids; cpu_child_grids.c), or NULL */
 } CpuLaunch;
 
 /* Creates the device; nthreads 0 = one worker per online core (GPY_CPU_THREADS

@@ -198,6 +198,12 @@ int gpu_cuda_module_get_global(GpuCuda *c, CUmodule m, const char *name, CUdevic
 ** GPY_CUDA_HOME and /usr/local/cuda (lib64/, then lib/), then
 ** /usr/lib/x86_64-linux-gnu. Writes the path; false when there is none. */
 bool gpu_cuda_find_devrt(char *path, size_t size);
+/* A kernel module: PTX that calls the CUDA device runtime (a kernel that
+** launches kernels: extern __cudaCDP2* functions) is linked with
+** libcudadevrt.a (gpu_cuda_module_link_ptx, found by gpu_cuda_find_devrt);
+** any other PTX is loaded as is (gpu_cuda_module_load_ptx). GPU_CUDA_ENOLIB
+** when the device runtime is needed and no toolkit has it. */
+int gpu_cuda_module_load_kernels(GpuCuda *c, const char *ptx, CUmodule *out, char *err, size_t errsize);
 
 /* A kernel of a loaded module with the attributes launch checks need. */
 typedef struct GpuCudaFunction {

@@ -326,3 +326,17 @@ bool gpu_cuda_find_devrt(char *path, size_t size)
         path[0] = '\0';
     return false;
 }
+
+int gpu_cuda_module_load_kernels(GpuCuda *c, const char *ptx, CUmodule *out, char *err, size_t errsize)
+{
+    if (!ptx || !strstr(ptx, "__cudaCDP2"))
+        return gpu_cuda_module_load_ptx(c, ptx, out, NULL, 0, err, errsize);
+    char lib[1024];
+    if (!gpu_cuda_find_devrt(lib, sizeof lib)) {
+        *out = NULL;
+        return gpu_cuda_refuse(GPU_CUDA_ENOLIB, err, errsize,
+                               "a kernel that launches kernels needs the CUDA device runtime (libcudadevrt.a), "
+                               "found in no toolkit: set GPY_CUDA_HOME to the CUDA toolkit");
+    }
+    return gpu_cuda_module_link_ptx(c, ptx, lib, out, NULL, 0, err, errsize);
+}

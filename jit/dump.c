@@ -78,6 +78,7 @@ static const char *const builtin_names[JB__COUNT] = {
     [JB_SHFL_XOR] = "shfl_xor_sync", [JB_VOTE_ALL] = "all_sync", [JB_VOTE_ANY] = "any_sync",
     [JB_VOTE_EQ] = "eq_sync", [JB_BALLOT] = "ballot_sync", [JB_ACTIVEMASK] = "activemask",
     [JB_SYNCWARP] = "syncwarp", [JB_PRINT] = "print", [JB_CONST_ARRAY] = "const.array_like",
+    [JB_LAUNCH] = "launch",
     [JB_RANGE] = "range", [JB_LEN] = "len", [JB_MIN] = "min", [JB_MAX] = "max", [JB_ABS] = "abs",
     [JB_ROUND] = "round", [JB_INT] = "int", [JB_FLOAT] = "float", [JB_BOOL] = "bool", [JB_CAST] = "cast",
     [JB_MATH_SQRT] = "sqrt", [JB_MATH_EXP] = "exp", [JB_MATH_LOG] = "log", [JB_MATH_LOG2] = "log2",
@@ -118,6 +119,7 @@ char *jf_dump(const JFunc *f) {
         bput(&b, "\n", 1);
     }
     for (int i = 0; i < f->ncallees; i++) bprintf(&b, "calls %s\n", f->callees[i]->mangled);
+    for (int i = 0; i < f->nlaunches; i++) bprintf(&b, "launches %s\n", f->launches[i]->mangled);
     /* collect the infos, ordered by position */
     const struct JInfoMap *m = f->infos;
     uint32_t n = 0;

@@ -431,6 +431,7 @@ static void infer_function(Ctx *c, FuncX *fx) {
         p->changed = false;
         fx->blocked = false;
         fx->f.ncallees = 0;
+        fx->f.nlaunches = 0;
         stmts(p, &fx->f.def->u.func.body);
         if (p->changed) continue;
         if (fx->blocked) {
@@ -443,6 +444,7 @@ static void infer_function(Ctx *c, FuncX *fx) {
         fx->tainted = false;
         p->strict = true;
         fx->f.ncallees = 0;
+        fx->f.nlaunches = 0;
         stmts(p, &fx->f.def->u.func.body);
         if (!p->changed) break;
         fx->state = FS_ITER;

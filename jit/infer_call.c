@@ -35,7 +35,7 @@ static const JType *device_call(Pass *p, AstNode *n, const JType *ft) {
     if (!fn) fn = ft->fn;
     const char *fname = fn->name ? fn->name->chars : "?";
     if (!is_device)
-        inf_fail(p, n, "cannot call kernel '%s' from a kernel (dynamic parallelism is not supported)", fname);
+        inf_fail(p, n, "cannot call kernel '%s' like a function: launch it with %s[grid, block](...)", fname, fname);
     no_keywords(p, n, "device functions");
     int na = n->u.call.args.len;
     const JType **at = inf_alloc(p, (size_t)(na ? na : 1) * sizeof *at);
@@ -423,6 +423,7 @@ const JType *inf_call_expr(Pass *p, AstNode *n) {
     AstNode *fnode = n->u.call.func;
     if (fnode->kind == AST_NAME && strcmp(fnode->u.name.id, "print") == 0 && !jf_var(&p->fx->f, "print"))
         return print_call(p, n);
+    if (inf_is_launch(n)) return inf_launch_expr(p, n);
     const JType *ft = inf_expr(p, fnode);
     if (!ft) {
         for (int k = 0; k < n->u.call.args.len; k++) inf_expr(p, n->u.call.args.items[k]);

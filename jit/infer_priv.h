@@ -108,6 +108,10 @@ bool inf_is_value_type(const JType *t);
 /* ---- infer_call.c */
 const JType *inf_call_expr(Pass *p, AstNode *n);
 
+/* ---- infer_launch.c: child[grid, block](args), a kernel launching a kernel */
+bool inf_is_launch(const AstNode *n);
+const JType *inf_launch_expr(Pass *p, AstNode *n);
+
 /* ---- infer_names.c */
 Resolved inf_resolve_global(Pass *p, const AstNode *at, const char *name);
 Resolved inf_module_attr(Pass *p, const AstNode *at, const JType *bt, const JInfo *bi, const char *attr);

@@ -15,6 +15,7 @@
 #include <llvm-c/Target.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
+#include "../gpu/cpu_child_grids.h"
 #include "../gpu/cpu_device.h"
 #include "jit_cache.h"
 #include "target.h"
@@ -112,15 +113,17 @@ static LLVMOrcLLJITRef get_lljit(struct JitState *js, char *err, size_t errsize)
     }
     LLVMOrcJITDylibAddGenerator(jd, gen);
     LLVMJITSymbolFlags fl = {LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable, 0};
-    LLVMOrcCSymbolMapPair sym[4] = {
+    LLVMOrcCSymbolMapPair sym[5] = {
         {LLVMOrcLLJITMangleAndIntern(J, "gpy_cpu_syncthreads"),
          {(LLVMOrcJITTargetAddress)(uintptr_t)&gpy_cpu_syncthreads, fl}},
         {LLVMOrcLLJITMangleAndIntern(J, "gpy_cpu_syncthreads_reduce"),
          {(LLVMOrcJITTargetAddress)(uintptr_t)&gpy_cpu_syncthreads_reduce, fl}},
         {LLVMOrcLLJITMangleAndIntern(J, "gpy_cpu_warp"), {(LLVMOrcJITTargetAddress)(uintptr_t)&gpy_cpu_warp, fl}},
         {LLVMOrcLLJITMangleAndIntern(J, "gpy_cpu_print"), {(LLVMOrcJITTargetAddress)(uintptr_t)&gpy_cpu_print, fl}},
+        {LLVMOrcLLJITMangleAndIntern(J, "gpy_cpu_launch_child"),
+         {(LLVMOrcJITTargetAddress)(uintptr_t)&gpy_cpu_launch_child, fl}},
     };
-    e = LLVMOrcJITDylibDefine(jd, LLVMOrcAbsoluteSymbols(sym, 4));
+    e = LLVMOrcJITDylibDefine(jd, LLVMOrcAbsoluteSymbols(sym, 5));
     if (e) {
         LLVMOrcDisposeLLJIT(J);
         return take_error(e, err, errsize, "cannot create the native JIT"), NULL;
@@ -340,8 +343,8 @@ done:
 }
 
 /* Native code for kernel f through the VM's LLJIT. */
-static bool compile_cpu(VM *vm, struct JitState *js, JFunc *f, bool fastmath, JitKernel *k, char *err,
-                        size_t errsize) {
+static bool compile_cpu(VM *vm, struct JitState *js, JFunc *f, bool fastmath, JitKernel *k,
+                        const JitChildMap *children, char *err, size_t errsize) {
     LLVMOrcLLJITRef J = get_lljit(js, err, errsize);
     if (!J) return false;
     if (!js->host_tm) js->host_tm = host_tm_new();
@@ -355,6 +358,7 @@ static bool compile_cpu(VM *vm, struct JitState *js, JFunc *f, bool fastmath, Ji
     Lower L;
     lower_init(&L, vm, C, M, &jit_target_cpu, fastmath, err, errsize);
     L.debug = k->debug;
+    L.children = children;
     /* the record's symbol is unique in the JITDylib, like the entries */
     snprintf(L.err_symbol, sizeof L.err_symbol, "%s_%u", JIT_DEBUG_ERR_SYMBOL, js->serial + 1);
     LLVMValueRef body = build(&L, f, false);
@@ -481,9 +485,17 @@ JitKernel *jit_compile_opts(VM *vm, Function *fn, int nargs, const JType *const 
             return NULL;
         }
     }
-    if ((targets & JIT_TARGET_CPU) && !compile_cpu(vm, js, f, fastmath, k, err, errsize)) {
-        jit_kernel_free(vm, k);
-        return NULL;
+    if (targets & JIT_TARGET_CPU) {
+        /* kernels it launches are compiled first: the code names their JitKernels */
+        JitChildMap children = {0};
+        bool ok = jit_compile_children(vm, k, opts, &children, err, errsize) &&
+                  compile_cpu(vm, js, f, fastmath, k, &children, err, errsize);
+        free(children.f);
+        free(children.k);
+        if (!ok) {
+            jit_kernel_free(vm, k);
+            return NULL;
+        }
     }
     if (targets & JIT_TARGET_PTX) {
         k->ptx = compile_ptx(vm, js, f, chosen, fastmath, false, k, k->entry, sizeof k->entry, err, errsize);
@@ -512,6 +524,8 @@ void jit_kernel_free(VM *vm, JitKernel *k) {
     free(k->ptx);
     free(k->llvm_ir);
     free(k->dbg_sites);
+    for (int i = 0; i < k->nchildren; i++) jit_kernel_free(vm, k->children[i]);
+    free(k->children);
     free(k);
 }
 

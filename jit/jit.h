@@ -115,6 +115,8 @@ typedef enum JBuiltin {
     JB_VOTE_ALL, JB_VOTE_ANY, JB_VOTE_EQ, JB_BALLOT, JB_ACTIVEMASK, JB_SYNCWARP,
     JB_PRINT,                         /* print(scalars and constant strings): void */
     JB_CONST_ARRAY,                   /* cuda.const.array_like(global array): the array, in constant memory */
+    JB_LAUNCH,                        /* child[grid, block](args): a kernel launching a kernel (JInfo.callee,
+                                         the child's kernel specialization); void. See jit/infer_launch.c */
     JB__COUNT
 } JBuiltin;
 
@@ -163,6 +165,8 @@ typedef struct JFunc {
     bool uses_barrier;       /* calls syncthreads, itself or through any callee */
     struct JFunc **callees;  /* distinct device-function specializations called */
     int ncallees;
+    struct JFunc **launches; /* distinct kernel specializations launched (child[grid, block](...)) */
+    int nlaunches;
     char mangled[128];       /* unique symbol name: kernel/device name + a hash of the types */
     struct JInfoMap *infos;  /* AstNode* → JInfo (use jf_info) */
     struct JitArena *arena;  /* everything above is allocated here; freed by jf_free */
@@ -206,6 +210,7 @@ typedef struct KernelCtx {
     int32_t nctaid[3];  /* gridDim */
     char *smem;         /* this block's static shared memory */
     void *block;        /* runtime (gpu/cpu_device.c): the block's fiber group */
+    void *grids;        /* runtime (gpu/cpu_child_grids.c): where child launches queue */
 } KernelCtx;
 
 /* Runs all threads of one block in a loop (kernels without barriers). It
@@ -238,6 +243,10 @@ typedef struct JitKernel {
     struct JitSite *dbg_sites;      /* site id → where (malloc'd), ndbg_sites entries */
     int ndbg_sites;
     struct JitErrRecord *dbg_err;   /* CPU: the record inside the kernel's native code */
+    /* kernels this one launches (CPU device: compiled separately, see
+    ** jit/jit_launch.c); a kernel that launches itself is not listed */
+    struct JitKernel **children;
+    int nchildren;
 } JitKernel;
 
 /* ------------------------------------------------------------ debug mode

@@ -47,7 +47,7 @@ bool jit_cache_fingerprint(const JFunc *f, uint64_t *hash) {
         for (uint32_t s = 0; m && s < m->cap; s++) {
             const JInfo *in = m->slots[s].info;
             if (!m->slots[s].key || !in) continue;
-            if (in->builtin == JB_CONST_ARRAY) return false;
+            if (in->builtin == JB_CONST_ARRAY || in->builtin == JB_LAUNCH) return false; /* launches: not cached */
             if (in->builtin != JB_CONST) continue;
             Value v = in->constant;
             uint64_t h = JIT_FNV_OFFSET;

@@ -47,6 +47,14 @@ typedef struct LowerFn {
     bool done;
 } LowerFn;
 
+/* CPU device: the separately compiled kernel of each kernel specialization
+** the module launches (jit/jit_launch.c builds it, lower_launch.c reads it). */
+typedef struct JitChildMap {
+    JFunc **f;
+    JitKernel **k;
+    int n, cap;
+} JitChildMap;
+
 /* The lowering state of one module. */
 struct Lower {
     VM *vm;
@@ -82,6 +90,7 @@ struct Lower {
     LLVMValueRef dbg_err;      /* that global, created on first use */
     JitSite *sites;            /* malloc'd; handed to the JitKernel */
     int nsites, capsites;
+    const JitChildMap *children; /* CPU: kernels launched from this module (lower_launch.c) */
     /* errors */
     char *err;
     size_t errsize;
@@ -104,6 +113,7 @@ struct JitState {
     size_t libdevice_len;
     unsigned serial;                /* makes every CPU entry symbol unique */
     JitDiag diag;                   /* the LLVM diagnostic handler writes here */
+    const struct JitCompileChain *compiling; /* kernels launching kernels: compiles in progress (jit_launch.c) */
 };
 
 /* ---- lower.c ---- */
@@ -157,6 +167,11 @@ void lower_debug_bounds(Lower *L, LLVMValueRef *idx, LLVMValueRef *raw, LLVMValu
 /* Debug mode: after a device call, returns when an error was recorded. */
 void lower_debug_after_call(Lower *L);
 
+/* ---- lower_launch.c ---- */
+/* child[grid, block](args) (JB_LAUNCH): PTX calls the CUDA device runtime;
+** the CPU queues the child grid with gpy_cpu_launch_child. */
+LLVMValueRef lower_launch(Lower *L, AstNode *call, JInfo *info);
+
 /* ---- lower_stmt.c ---- */
 void lower_body(Lower *L, AstList *body);
 
@@ -171,6 +186,19 @@ LLVMValueRef lower_math(Lower *L, JBuiltin b, LLVMValueRef *args, int nargs, con
 /* Adds the CPU device's entry points around the kernel body function
 ** (block_name may be NULL for kernels with barriers). */
 void jit_cpu_entries(Lower *L, LLVMValueRef body, const char *block_name, const char *thread_name);
+
+/* ---- jit_launch.c: kernels launching kernels on the CPU device ---- */
+/* The kernel compiles in progress, innermost first (JitState.compiling): a
+** kernel that launches itself, or one up the chain, uses the JitKernel
+** being built. */
+typedef struct JitCompileChain {
+    JitKernel *k;
+    const struct JitCompileChain *up;
+} JitCompileChain;
+/* Compiles (for the CPU) every kernel that k->func, or a device function it
+** calls, launches, into map (owned ones also into k->children). */
+bool jit_compile_children(VM *vm, JitKernel *k, const JitOptions *opts, JitChildMap *map, char *err,
+                          size_t errsize);
 
 /* ---- libdevice.c ---- */
 /* Links the needed libdevice functions into M (lazily parsed) and

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "cuda_priv.h"
+#include "../gpu/cpu_child_grids.h"
 
 #define MAX_ARGS 64     /* kernel arguments */
 #define MAX_PARAMS 512  /* expanded ABI parameters */
@@ -727,7 +728,7 @@ static void load_spec(VM *vm, Dispatcher *d, Spec *s) {
     if (s->loaded && s->gen == st->gen) return;
     s->loaded = false;
     char err[GPU_CUDA_ERRSIZE];
-    int status = gpu_cuda_module_load_ptx(st->gpu, s->k->ptx ? s->k->ptx : "", &s->mod, NULL, 0, err, sizeof err);
+    int status = gpu_cuda_module_load_kernels(st->gpu, s->k->ptx ? s->k->ptx : "", &s->mod, err, sizeof err);
     if (status) cuda_raise_status(vm, status, err);
     status = gpu_cuda_get_function(st->gpu, s->mod, s->k->entry, &s->fn, err, sizeof err);
     if (status) {
@@ -858,9 +859,11 @@ static Value launch_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs
     cl.thread_fn = k->cpu_thread;
     cl.uses_barrier = k->uses_barrier;
     cl.params = m.ptrs;
+    cl.grids = NULL;
     jit_debug_reset(k);
-    if (gpu_cpu_launch(st->device, &cl, err, sizeof err) != 0)
-        vm_raise_kind(vm, RuntimeError, "launch of kernel '%s' failed: %s", disp_name(d), err);
+    int rc = gpu_cpu_launch_tree(st->device, &cl, err, sizeof err); /* with the grids it launches */
+    if (rc == GPU_CPU_CHILD_INDEX_ERROR) vm_raise_kind(vm, IndexError, "%s", err);
+    if (rc != 0) vm_raise_kind(vm, RuntimeError, "launch of kernel '%s' failed: %s", disp_name(d), err);
     if (k->dbg_err && k->dbg_err->flag) { /* debug mode: an index was out of bounds */
         char msg[1024];
         jit_debug_message(k, k->dbg_err, msg, sizeof msg);

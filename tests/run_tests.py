@@ -155,14 +155,25 @@ def check_ptx(ptxdir, ptxas, required):
         # PTX made for a real GPU (GPY_DEVICE=cuda) targets that GPU's
         # architecture, which older ones cannot assemble: check it for the
         # listed architectures it can run on, or its own when none is listed
-        with open(os.path.join(ptxdir, f), encoding="utf-8", errors="replace") as fh:
-            m = re.search(r"^\s*\.target\s+sm_(\d+)", fh.read(), re.M)
+        with open(os.path.join(ptxdir, f), encoding="utf-8", errors="replace") as t:
+            text = t.read()
+        devrt = "__cudaCDP2" in text  # kernels launching kernels call the device runtime
+        m = re.search(r"^\s*\.target\s+sm_(\d+)", text, re.M)
         target = int(m.group(1)) if m else 80
         archs = [a for a in (80, 90) if a >= target] or [target]
         for arch in (f"sm_{a}" for a in archs):
-            rc, out, err = run([ptxas, f"-arch={arch}", "-o", os.devnull, f], ptxdir)
+            obj = os.path.join(ptxdir, f"{f}.{arch}.o") if devrt else os.devnull
+            rc, out, err = run([ptxas, f"-arch={arch}"] + (["-c"] if devrt else []) + ["-o", obj, f], ptxdir)
             if rc != 0:
                 return f"ptxas -arch={arch} rejected {f} (status {rc}):\n{(out + err)[-2000:]}"
+            bindir = os.path.dirname(ptxas)
+            lib = os.path.join(os.path.dirname(bindir), "lib64")
+            nvlink = os.path.join(bindir, "nvlink")
+            if devrt and os.access(nvlink, os.X_OK) and os.path.exists(os.path.join(lib, "libcudadevrt.a")):
+                # relocatable: it must link with libcudadevrt, as the driver will
+                rc, out, err = run([nvlink, f"-arch={arch}", obj, f"-L{lib}", "-lcudadevrt", "-o", os.devnull], ptxdir)
+                if rc != 0:
+                    return f"nvlink -arch={arch} {f} -lcudadevrt failed (status {rc}):\n{(out + err)[-2000:]}"
     return None
 
 

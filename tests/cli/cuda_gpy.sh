@@ -146,6 +146,16 @@ grep -q "^CudaAPIError: launch of kernel 'inc' failed: CUDA_ERROR_LAUNCH_OUT_OF_
 [ "$(tail -1 "$tmp/launcherr.out")" = "(8,)" ] || fail "launch_error: the next launch"
 [ "$(grep -c '^launch' "$tmp/launcherr.log")" -eq 1 ] || fail "launch_error: expected 1 recorded launch"
 
+# ---- a kernel that launches kernels: its PTX calls the device runtime, so it
+# is linked with libcudadevrt (the test driver refuses to load it unlinked);
+# one launch is the host's (the child grids are the GPU's own)
+if [ -f "${GPY_CUDA_HOME:-${CUDA_HOME:-/usr/local/cuda}}/lib64/libcudadevrt.a" ]; then
+  run child "$T/launch_child.gpy" || { cat "$tmp/child.err"; fail "launch_child.gpy"; }
+  grep -q "^launch parent[^ ]* grid=2,1,1 block=32,1,1 shared=0 params=" "$tmp/child.log" ||
+    { cat "$tmp/child.log"; fail "launch_child: launch line"; }
+  [ "$(grep -c '^launch' "$tmp/child.log")" -eq 1 ] || fail "launch_child: expected 1 recorded launch"
+fi
+
 # ---- GPY_DEVICE=cuda without a driver: an error that says why
 GPY_LIBCUDA=/nonexistent GPY_DEVICE=cuda timeout 20 "$GPY" "$ROOT/examples/vector_add.gpy" >"$tmp/nolib.out" 2>&1 && fail "no driver: exit status 0"
 grep -q '^CudaAPIError: GPY_DEVICE=cuda: /nonexistent not found: ' "$tmp/nolib.out" || { cat "$tmp/nolib.out"; fail "no driver: message"; }

@@ -603,6 +603,20 @@ static void test_modules(GpuCuda *c, const char *ptx, const char *ptx_path)
         CUmodule linked = NULL;
         st = gpu_cuda_module_link_ptx(c, ptx, "/nonexistent/libcudadevrt.a", &linked, NULL, 0, err, sizeof err);
         CHECK(st == CUDA_ERROR_FILE_NOT_FOUND && contains(err, "/nonexistent/libcudadevrt.a"), "link: %s", err);
+        /* PTX calling the device runtime (a kernel launching kernels): its
+           externs are unresolved without libcudadevrt; load_kernels links it */
+        const char *cdp = ".version 7.0\n.target sm_80\n.address_size 64\n"
+                          ".extern .func (.param .b32 r) __cudaCDP2LaunchDeviceV2(.param .b64 a, .param .b64 b);\n"
+                          ".visible .entry child();\n.visible .entry child()\n{\n\tret;\n}\n";
+        st = gpu_cuda_module_load_ptx(c, cdp, &linked, NULL, 0, err, sizeof err);
+        CHECK(st == CUDA_ERROR_INVALID_PTX && contains(err, "Unresolved extern function '__cudaCDP2LaunchDeviceV2'"),
+              "device runtime PTX loaded unlinked: %s", err);
+        if (have_devrt) {
+            OK(gpu_cuda_module_load_kernels(c, cdp, &linked, err, sizeof err));
+            GpuCudaFunction cf;
+            OK(gpu_cuda_get_function(c, linked, "child", &cf, err, sizeof err));
+            OK(gpu_cuda_module_unload(c, linked, err, sizeof err));
+        }
     }
 
     OK(gpu_cuda_module_unload(c, mod, err, sizeof err));

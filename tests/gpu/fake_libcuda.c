@@ -126,6 +126,7 @@ typedef struct Entry {
     int static_shared;
     int max_threads;
     int max_dynamic_shared;
+    bool prototype;  /* declared without a body (so far): a later definition replaces it */
     struct Module *module;
 } Entry;
 typedef struct Module {
@@ -1328,6 +1329,14 @@ static bool parse_entry(Lexer *lx, Parse *p)
         return parse_fail(p, CUDA_ERROR_OUT_OF_MEMORY, lx->line, "out of memory");
     }
     for (int i = 0; i < p->nentries; i++)
+        if (strcmp(p->entries[i]->name, e->name) == 0 && p->entries[i]->prototype) {
+            /* a kernel named before its definition (one kernel launching another) */
+            free(p->entries[i]->name);
+            free(p->entries[i]);
+            p->entries[i] = p->entries[--p->nentries];
+            break;
+        }
+    for (int i = 0; i < p->nentries; i++)
         if (strcmp(p->entries[i]->name, e->name) == 0) {
             free(e->name);
             free(e);
@@ -1381,8 +1390,10 @@ static bool parse_entry(Lexer *lx, Parse *p)
         }
         t = next_token(lx);
     }
-    if (strcmp(t, "{") != 0)
-        return true; /* a declaration without a body */
+    if (strcmp(t, "{") != 0) {
+        e->prototype = true; /* a declaration without a body */
+        return true;
+    }
     int depth = 1;
     while (depth > 0) {
         t = next_token(lx);
@@ -1580,6 +1591,15 @@ static void finish_jit_options(JitOptions *o, void **values, const char *info, c
     }
 }
 
+/* Whether image is the output of a live link that added a library. */
+static bool linked_with_library(const void *image)
+{
+    for (int i = 0; i < nlinks; i++)
+        if (links[i]->live && links[i]->ptx == image)
+            return links[i]->has_library;
+    return false;
+}
+
 /* Loads PTX text as a module of the current context. */
 static CUresult load_module(const char *fn, CUmodule *out, const char *image, JitOptions *o, void **values)
 {
@@ -1601,6 +1621,17 @@ static CUresult load_module(const char *fn, CUmodule *out, const char *image, Ji
             return violation(CUDA_ERROR_INVALID_VALUE, fn,
                              "image is neither PTX text nor a known binary (byte 0x%02x at offset %zu)", c, n);
         n++;
+    }
+    /* PTX calling the CUDA device runtime (a kernel that launches kernels)
+    ** has unresolved extern functions: the JIT alone rejects it; it loads
+    ** only as the output of a link that added libcudadevrt */
+    const char *devrt = strstr(image, "__cudaCDP2");
+    if (devrt && !linked_with_library(image)) {
+        char log[200];
+        int len = (int)strspn(devrt, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+        snprintf(log, sizeof log, "ptxas fatal   : Unresolved extern function '%.*s'", len < 80 ? len : 80, devrt);
+        finish_jit_options(o, values, "", log);
+        return CUDA_ERROR_INVALID_PTX;
     }
     Parse p;
     memset(&p, 0, sizeof p);
