@@ -170,7 +170,10 @@ static size_t tuple_text(char *out, size_t size, const int64_t *v, int n) {
 bool jit_debug_message(const JitKernel *k, const JitErrRecord *r, char *msg, size_t size) {
     if (!r || !r->flag) return false;
     const JitSite *s = k && r->site >= 0 && r->site < k->ndbg_sites ? &k->dbg_sites[r->site] : NULL;
-    const char *kname = k && k->func && k->func->name ? k->func->name : "?";
+    /* on the GPU a kernel launched from this one shares its module and its
+       record: a site in a kernel names that kernel */
+    const char *kname = s && !s->in_device && s->func[0] ? s->func
+                        : k && k->func && k->func->name ? k->func->name : "?";
     int ax = r->axis >= 0 && r->axis < r->ndim && r->axis < JIT_DEBUG_MAXDIM ? r->axis : 0;
     int nd = r->ndim < 0 ? 0 : r->ndim > JIT_DEBUG_MAXDIM ? JIT_DEBUG_MAXDIM : r->ndim;
     char where[256], detail[320] = "";
