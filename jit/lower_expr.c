@@ -352,6 +352,66 @@ static LLVMValueRef wrap_index(Lower *L, LLVMValueRef idx, const JType *t, LLVMV
     return wrap_index_raw(L, idx, t, dim, at, NULL);
 }
 
+/* ---- the 32-bit index variant (L->narrow, JitOptions.narrow_index)
+** Every extent is below 2^31, so an in-bounds index fits in an i32 and so
+** does the linear element index of an in-bounds C-order access (it is below
+** the size). An out-of-bounds access is undefined in Numba's model (no
+** bounds checks outside debug mode), so the 32-bit arithmetic may assume
+** in-bounds: nsw on the Horner steps. Indices are truncated first; LLVM
+** then evaluates the index expression itself in 32 bits. */
+
+LLVMValueRef lower_narrow_extent(Lower *L, LLVMValueRef v64) {
+    LLVMValueRef z = LLVMBuildZExt(L->B, LLVMBuildTrunc(L->B, v64, L->t_i32, ""), L->t_i64, "");
+    if (LLVMIsAInstruction(z)) LLVMSetNNeg(z, 1);
+    return z;
+}
+
+/* idx (of integer type t) as an i32, wrapped by dim32 when negative. */
+static LLVMValueRef narrow_index(Lower *L, LLVMValueRef idx, const JType *t, LLVMValueRef dim32,
+                                 const AstNode *at) {
+    LLVMBuilderRef B = L->B;
+    if (!jt_is_int(t) && t->kind != JK_BOOL) {
+        char tb[128];
+        lower_fail(L, at, "array index of type %s", jt_name(t, tb, sizeof tb));
+    }
+    unsigned bits = LLVMGetIntTypeWidth(LLVMTypeOf(idx));
+    LLVMValueRef i = bits > 32 ? LLVMBuildTrunc(B, idx, L->t_i32, "")
+                     : bits == 32 ? idx
+                     : is_signed(t) ? LLVMBuildSExt(B, idx, L->t_i32, "") : LLVMBuildZExt(B, idx, L->t_i32, "");
+    if (!is_signed(t)) return i;
+    LLVMValueRef neg = LLVMBuildICmp(B, LLVMIntSLT, i, LLVMConstInt(L->t_i32, 0, 0), "");
+    return LLVMBuildSelect(B, neg, LLVMBuildNSWAdd(B, i, dim32, ""), i, "");
+}
+
+static LLVMValueRef elem_addr_narrow(Lower *L, LLVMValueRef arr, const JType *at, LLVMValueRef *vals,
+                                     const JType **types, int nidx, const AstNode *node) {
+    LLVMBuilderRef B = L->B;
+    LLVMValueRef data = LLVMBuildExtractValue(B, arr, 0, "");
+    LLVMValueRef shape = LLVMBuildExtractValue(B, arr, 1, "");
+    if (at->layout == 'C') {
+        LLVMValueRef lin = NULL;
+        for (int k = 0; k < at->ndim; k++) {
+            LLVMValueRef dim = LLVMBuildTrunc(B, LLVMBuildExtractValue(B, shape, (unsigned)k, ""), L->t_i32, "");
+            LLVMValueRef ik = k < nidx ? narrow_index(L, vals[k], types[k], dim, node) : LLVMConstInt(L->t_i32, 0, 0);
+            lin = lin ? LLVMBuildNSWAdd(B, LLVMBuildNSWMul(B, lin, dim, ""), ik, "") : ik;
+        }
+        if (!lin) return data;
+        LLVMValueRef lin64 = LLVMBuildSExt(B, lin, L->t_i64, "");
+        return LLVMBuildGEP2(B, lower_mem_type(L, jt_scalar(L->vm, (JKind)at->dtype)), data, &lin64, 1, "");
+    }
+    /* strided: 32-bit indices, 64-bit byte offsets (strides are not bounded) */
+    LLVMValueRef strides = LLVMBuildExtractValue(B, arr, 2, "");
+    LLVMValueRef off = NULL;
+    for (int k = 0; k < nidx; k++) {
+        LLVMValueRef dim = LLVMBuildTrunc(B, LLVMBuildExtractValue(B, shape, (unsigned)k, ""), L->t_i32, "");
+        LLVMValueRef ik = LLVMBuildSExt(B, narrow_index(L, vals[k], types[k], dim, node), L->t_i64, "");
+        LLVMValueRef term = LLVMBuildMul(B, ik, LLVMBuildExtractValue(B, strides, (unsigned)k, ""), "");
+        off = off ? LLVMBuildAdd(B, off, term, "") : term;
+    }
+    if (!off) return data;
+    return LLVMBuildGEP2(B, L->t_i8, data, &off, 1, "");
+}
+
 /* Gathers the index values of a subscript: a tuple literal, a tuple value
 ** or a single scalar. Returns their count. */
 static int gather_indices(Lower *L, AstNode *index, LLVMValueRef *vals, const JType **types, int max) {
@@ -389,6 +449,7 @@ static LLVMValueRef elem_addr_n(Lower *L, LLVMValueRef arr, const JType *at, LLV
         char tb[128];
         lower_fail(L, node, "too many indices for %s", jt_name(at, tb, sizeof tb));
     }
+    if (L->narrow && !L->debug) return elem_addr_narrow(L, arr, at, vals, types, nidx, node);
     LLVMValueRef data = LLVMBuildExtractValue(B, arr, 0, "");
     LLVMValueRef shape = LLVMBuildExtractValue(B, arr, 1, "");
     LLVMTypeRef et = lower_mem_type(L, jt_scalar(L->vm, (JKind)at->dtype));

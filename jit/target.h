@@ -76,6 +76,8 @@ struct Lower {
     int nshared;
     LLVMValueRef dyn_off;      /* CPU: i64 global holding the dynamic shared offset, or NULL */
     bool needs_libdevice;
+    /* JitOptions.narrow_index: extents, in-bounds offsets and grid < 2^31 */
+    bool narrow;
     /* debug mode (lower_debug.c): bounds checks writing the module's error record */
     bool debug;
     char err_symbol[64];       /* the record global's name (unique per CPU module) */
@@ -143,6 +145,8 @@ void lower_store_elem(Lower *L, LLVMValueRef addr, NDType dt, LLVMValueRef v);
 LLVMValueRef lower_binop(Lower *L, BinOp op, LLVMValueRef a, LLVMValueRef b, const JType *t,
                          const AstNode *at);
 LLVMValueRef lower_sreg64(Lower *L, JSreg which, int dim);
+/* An i64 extent known to be in [0, 2^31) (L->narrow): zext nneg of its trunc. */
+LLVMValueRef lower_narrow_extent(Lower *L, LLVMValueRef v64);
 /* Applies the fast-math flags to v when the kernel asked for them. */
 LLVMValueRef lower_fm(Lower *L, LLVMValueRef v);
 /* Opens a fresh block when the current one is terminated (dead code). */
