@@ -406,6 +406,7 @@ static LLVMValueRef lower_all(Lower *L, JFunc *f) {
     if (setjmp(L->fail)) {
         LLVMDisposeBuilder(L->B);
         L->B = NULL;
+        lower_ranges_free(L);
         return NULL;
     }
     L->f = f;
@@ -419,6 +420,7 @@ static LLVMValueRef lower_all(Lower *L, JFunc *f) {
     }
     LLVMDisposeBuilder(L->B);
     L->B = NULL;
+    lower_ranges_free(L);
     return root;
 }
 

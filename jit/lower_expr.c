@@ -210,7 +210,7 @@ static LLVMValueRef compare(Lower *L, CmpOp op, LLVMValueRef a, LLVMValueRef b, 
 
 static LLVMValueRef lower_compare(Lower *L, AstNode *n, JInfo *info) {
     LLVMBuilderRef B = L->B;
-    AstNode *left = n->u.compare.left;
+    AstNode *left = n->u.compare.left, *lnode = left;
     LLVMValueRef lv = lower_expr(L, left);
     const JType *lt = lower_info(L, left)->type;
     int nc = n->u.compare.comparators.len;
@@ -230,6 +230,11 @@ static LLVMValueRef lower_compare(Lower *L, AstNode *n, JInfo *info) {
             c = LLVMConstInt(L->t_i1, (op == CMP_IS) == same, 0);
         } else {
             LLVMValueRef a = lower_convert(L, lv, lt, ct, n), b = lower_convert(L, rv, rt, ct, n);
+            if (ct->kind == JK_INT64 && op <= CMP_GE && lower_fits_i32(L, lnode) && lower_fits_i32(L, rn)) {
+                /* both sides fit in 32 bits (32-bit index variant): compare there */
+                a = LLVMBuildTrunc(B, a, L->t_i32, "");
+                b = LLVMBuildTrunc(B, b, L->t_i32, "");
+            }
             c = compare(L, op, a, b, ct, n);
         }
         if (nc == 1) {
@@ -246,6 +251,7 @@ static LLVMValueRef lower_compare(Lower *L, AstNode *n, JInfo *info) {
         }
         lv = rv;
         lt = rt;
+        lnode = rn;
     }
     if (nc > 1) {
         LLVMPositionBuilderAtEnd(B, end);
@@ -328,6 +334,39 @@ static LLVMValueRef lower_ifexp(Lower *L, AstNode *n, JInfo *info) {
     LLVMBasicBlockRef bbs[2] = {et, ef};
     LLVMAddIncoming(phi, vals, bbs, 2);
     return phi;
+}
+
+/* The 32-bit index variant: an int64 +, -, *, // or % computed in 32 bits
+** when its operands and result are known to fit (lower_ranges.c), and //
+** and % of a non-negative value by a positive one without Python's sign
+** fix-up or zero guard. NULL when neither applies. */
+static LLVMValueRef binop_narrow(Lower *L, AstNode *n, LLVMValueRef a, LLVMValueRef b) {
+    BinOp op = n->u.binop.op;
+    if (op != BINOP_ADD && op != BINOP_SUB && op != BINOP_MUL && op != BINOP_FLOORDIV && op != BINOP_MOD) return NULL;
+    int64_t alo, ahi, blo, bhi;
+    if (!lower_range(L, n->u.binop.left, &alo, &ahi) || !lower_range(L, n->u.binop.right, &blo, &bhi)) return NULL;
+    bool fits = alo >= INT32_MIN && ahi <= INT32_MAX && blo >= INT32_MIN && bhi <= INT32_MAX &&
+                lower_fits_i32(L, n);
+    LLVMBuilderRef B = L->B;
+    if ((op == BINOP_FLOORDIV || op == BINOP_MOD) && alo >= 0 && blo > 0) {
+        if (fits) {
+            a = LLVMBuildTrunc(B, a, L->t_i32, "");
+            b = LLVMBuildTrunc(B, b, L->t_i32, "");
+        }
+        LLVMValueRef r = op == BINOP_MOD ? LLVMBuildURem(B, a, b, "") : LLVMBuildUDiv(B, a, b, "");
+        return fits ? LLVMBuildZExt(B, r, L->t_i64, "") : r;
+    }
+    if (!fits) return NULL;
+    a = LLVMBuildTrunc(B, a, L->t_i32, "");
+    b = LLVMBuildTrunc(B, b, L->t_i32, "");
+    LLVMValueRef r;
+    switch (op) {
+    case BINOP_ADD: r = LLVMBuildNSWAdd(B, a, b, ""); break;
+    case BINOP_SUB: r = LLVMBuildNSWSub(B, a, b, ""); break;
+    case BINOP_MUL: r = LLVMBuildNSWMul(B, a, b, ""); break;
+    default: r = int_divmod(L, a, b, jt_scalar(L->vm, JK_INT32), op == BINOP_MOD); break;
+    }
+    return LLVMBuildSExt(B, r, L->t_i64, "");
 }
 
 /* ------------------------------------------------------------- arrays */
@@ -646,7 +685,9 @@ LLVMValueRef lower_expr(Lower *L, AstNode *n) {
         const JType *ot = info->op_type ? info->op_type : t;
         LLVMValueRef a = lower_expr_as(L, n->u.binop.left, ot);
         LLVMValueRef b = lower_expr_as(L, n->u.binop.right, ot);
-        return lower_convert(L, lower_binop(L, n->u.binop.op, a, b, ot, n), ot, t, n);
+        LLVMValueRef r = ot->kind == JK_INT64 ? binop_narrow(L, n, a, b) : NULL;
+        if (!r) r = lower_binop(L, n->u.binop.op, a, b, ot, n);
+        return lower_convert(L, r, ot, t, n);
     }
     case AST_UNARYOP: return lower_unary(L, n, info);
     case AST_BOOLOP: return lower_boolop(L, n, info);

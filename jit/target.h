@@ -76,8 +76,12 @@ struct Lower {
     int nshared;
     LLVMValueRef dyn_off;      /* CPU: i64 global holding the dynamic shared offset, or NULL */
     bool needs_libdevice;
-    /* JitOptions.narrow_index: extents, in-bounds offsets and grid < 2^31 */
+    /* JitOptions.narrow_index: extents, sizes and gridDim * blockDim < 2^31 */
     bool narrow;
+    /* lower_ranges.c: how the current function assigns its locals */
+    JFunc *rng_f;
+    struct RangeDef *rng_defs;
+    int rng_depth;
     /* debug mode (lower_debug.c): bounds checks writing the module's error record */
     bool debug;
     char err_symbol[64];       /* the record global's name (unique per CPU module) */
@@ -151,6 +155,14 @@ LLVMValueRef lower_narrow_extent(Lower *L, LLVMValueRef v64);
 LLVMValueRef lower_fm(Lower *L, LLVMValueRef v);
 /* Opens a fresh block when the current one is terminated (dead code). */
 void lower_open_block(Lower *L);
+
+/* ---- lower_ranges.c ---- */
+/* Under L->narrow: [*lo, *hi] bounds every value the integer expression n
+** can take (false: not narrow, or not an integer). */
+bool lower_range(Lower *L, AstNode *n, int64_t *lo, int64_t *hi);
+/* lower_range within [INT32_MIN, INT32_MAX]. */
+bool lower_fits_i32(Lower *L, AstNode *n);
+void lower_ranges_free(Lower *L);
 
 /* ---- lower_debug.c ---- */
 /* Debug mode: branches to the error path unless 0 <= idx[k] < dims[k] for
