@@ -405,8 +405,9 @@ LLVMValueRef lower_narrow_extent(Lower *L, LLVMValueRef v64) {
     return z;
 }
 
-/* idx (of integer type t) as an i32, wrapped by dim32 when negative. */
-static LLVMValueRef narrow_index(Lower *L, LLVMValueRef idx, const JType *t, LLVMValueRef dim32,
+/* idx (of integer type t) as an i32, wrapped by dim32 when negative
+** (unless known non-negative). */
+static LLVMValueRef narrow_index(Lower *L, LLVMValueRef idx, const JType *t, LLVMValueRef dim32, bool nonneg,
                                  const AstNode *at) {
     LLVMBuilderRef B = L->B;
     if (!jt_is_int(t) && t->kind != JK_BOOL) {
@@ -417,13 +418,13 @@ static LLVMValueRef narrow_index(Lower *L, LLVMValueRef idx, const JType *t, LLV
     LLVMValueRef i = bits > 32 ? LLVMBuildTrunc(B, idx, L->t_i32, "")
                      : bits == 32 ? idx
                      : is_signed(t) ? LLVMBuildSExt(B, idx, L->t_i32, "") : LLVMBuildZExt(B, idx, L->t_i32, "");
-    if (!is_signed(t)) return i;
+    if (!is_signed(t) || nonneg) return i;
     LLVMValueRef neg = LLVMBuildICmp(B, LLVMIntSLT, i, LLVMConstInt(L->t_i32, 0, 0), "");
     return LLVMBuildSelect(B, neg, LLVMBuildNSWAdd(B, i, dim32, ""), i, "");
 }
 
 static LLVMValueRef elem_addr_narrow(Lower *L, LLVMValueRef arr, const JType *at, LLVMValueRef *vals,
-                                     const JType **types, int nidx, const AstNode *node) {
+                                     const JType **types, const bool *nonneg, int nidx, const AstNode *node) {
     LLVMBuilderRef B = L->B;
     LLVMValueRef data = LLVMBuildExtractValue(B, arr, 0, "");
     LLVMValueRef shape = LLVMBuildExtractValue(B, arr, 1, "");
@@ -431,7 +432,7 @@ static LLVMValueRef elem_addr_narrow(Lower *L, LLVMValueRef arr, const JType *at
         LLVMValueRef lin = NULL;
         for (int k = 0; k < at->ndim; k++) {
             LLVMValueRef dim = LLVMBuildTrunc(B, LLVMBuildExtractValue(B, shape, (unsigned)k, ""), L->t_i32, "");
-            LLVMValueRef ik = k < nidx ? narrow_index(L, vals[k], types[k], dim, node) : LLVMConstInt(L->t_i32, 0, 0);
+            LLVMValueRef ik = k < nidx ? narrow_index(L, vals[k], types[k], dim, nonneg[k], node) : LLVMConstInt(L->t_i32, 0, 0);
             lin = lin ? LLVMBuildNSWAdd(B, LLVMBuildNSWMul(B, lin, dim, ""), ik, "") : ik;
         }
         if (!lin) return data;
@@ -443,7 +444,7 @@ static LLVMValueRef elem_addr_narrow(Lower *L, LLVMValueRef arr, const JType *at
     LLVMValueRef off = NULL;
     for (int k = 0; k < nidx; k++) {
         LLVMValueRef dim = LLVMBuildTrunc(B, LLVMBuildExtractValue(B, shape, (unsigned)k, ""), L->t_i32, "");
-        LLVMValueRef ik = LLVMBuildSExt(B, narrow_index(L, vals[k], types[k], dim, node), L->t_i64, "");
+        LLVMValueRef ik = LLVMBuildSExt(B, narrow_index(L, vals[k], types[k], dim, nonneg[k], node), L->t_i64, "");
         LLVMValueRef term = LLVMBuildMul(B, ik, LLVMBuildExtractValue(B, strides, (unsigned)k, ""), "");
         off = off ? LLVMBuildAdd(B, off, term, "") : term;
     }
@@ -451,9 +452,17 @@ static LLVMValueRef elem_addr_narrow(Lower *L, LLVMValueRef arr, const JType *at
     return LLVMBuildGEP2(B, L->t_i8, data, &off, 1, "");
 }
 
+static bool known_nonneg(Lower *L, AstNode *e) {
+    int64_t lo, hi;
+    return lower_range(L, e, &lo, &hi) && lo >= 0;
+}
+
 /* Gathers the index values of a subscript: a tuple literal, a tuple value
-** or a single scalar. Returns their count. */
-static int gather_indices(Lower *L, AstNode *index, LLVMValueRef *vals, const JType **types, int max) {
+** or a single scalar. Returns their count. nonneg[i]: index i is known to
+** be >= 0 (32-bit index variant only). */
+static int gather_indices(Lower *L, AstNode *index, LLVMValueRef *vals, const JType **types, bool *nonneg,
+                          int max) {
+    for (int i = 0; i < max; i++) nonneg[i] = false;
     if (index->kind == AST_TUPLE) {
         int n = index->u.seq.elts.len;
         if (n > max) lower_fail(L, index, "too many indices");
@@ -461,6 +470,7 @@ static int gather_indices(Lower *L, AstNode *index, LLVMValueRef *vals, const JT
             AstNode *e = index->u.seq.elts.items[i];
             vals[i] = lower_expr(L, e);
             types[i] = lower_info(L, e)->type;
+            nonneg[i] = known_nonneg(L, e);
         }
         return n;
     }
@@ -476,19 +486,20 @@ static int gather_indices(Lower *L, AstNode *index, LLVMValueRef *vals, const JT
     }
     vals[0] = v;
     types[0] = t;
+    nonneg[0] = known_nonneg(L, index);
     return 1;
 }
 
 /* Address of the element (or first element of the sub-array) selected by
 ** nidx leading indices. */
 static LLVMValueRef elem_addr_n(Lower *L, LLVMValueRef arr, const JType *at, LLVMValueRef *vals,
-                                const JType **types, int nidx, const AstNode *node) {
+                                const JType **types, const bool *nonneg, int nidx, const AstNode *node) {
     LLVMBuilderRef B = L->B;
     if (nidx > at->ndim) {
         char tb[128];
         lower_fail(L, node, "too many indices for %s", jt_name(at, tb, sizeof tb));
     }
-    if (L->narrow && !L->debug) return elem_addr_narrow(L, arr, at, vals, types, nidx, node);
+    if (L->narrow && !L->debug) return elem_addr_narrow(L, arr, at, vals, types, nonneg, nidx, node);
     LLVMValueRef data = LLVMBuildExtractValue(B, arr, 0, "");
     LLVMValueRef shape = LLVMBuildExtractValue(B, arr, 1, "");
     LLVMTypeRef et = lower_mem_type(L, jt_scalar(L->vm, (JKind)at->dtype));
@@ -532,12 +543,13 @@ LLVMValueRef lower_elem_addr(Lower *L, LLVMValueRef arr, const JType *at, AstNod
                              const AstNode *node) {
     LLVMValueRef vals[32];
     const JType *types[32];
-    int n = gather_indices(L, index, vals, types, 32);
+    bool nonneg[32];
+    int n = gather_indices(L, index, vals, types, nonneg, 32);
     if (n != at->ndim) {
         char tb[128];
         lower_fail(L, node, "%s needs %d indices here, got %d", jt_name(at, tb, sizeof tb), at->ndim, n);
     }
-    return elem_addr_n(L, arr, at, vals, types, n, node);
+    return elem_addr_n(L, arr, at, vals, types, nonneg, n, node);
 }
 
 LLVMValueRef lower_load_elem(Lower *L, LLVMValueRef addr, NDType dt) {
@@ -592,8 +604,9 @@ static LLVMValueRef lower_subscript(Lower *L, AstNode *n, JInfo *info) {
     }
     LLVMValueRef vals[32];
     const JType *types[32];
-    int ni = gather_indices(L, n->u.subscript.index, vals, types, 32);
-    LLVMValueRef addr = elem_addr_n(L, v, vt, vals, types, ni, n);
+    bool nonneg[32];
+    int ni = gather_indices(L, n->u.subscript.index, vals, types, nonneg, 32);
+    LLVMValueRef addr = elem_addr_n(L, v, vt, vals, types, nonneg, ni, n);
     if (ni == vt->ndim)
         return lower_convert(L, lower_load_elem(L, addr, vt->dtype), jt_scalar(L->vm, (JKind)vt->dtype),
                              info->type, n);
