@@ -452,10 +452,6 @@ static LLVMValueRef elem_addr_narrow(Lower *L, LLVMValueRef arr, const JType *at
     return LLVMBuildGEP2(B, L->t_i8, data, &off, 1, "");
 }
 
-static bool known_nonneg(Lower *L, AstNode *e) {
-    int64_t lo, hi;
-    return lower_range(L, e, &lo, &hi) && lo >= 0;
-}
 
 /* Gathers the index values of a subscript: a tuple literal, a tuple value
 ** or a single scalar. Returns their count. nonneg[i]: index i is known to
@@ -470,7 +466,7 @@ static int gather_indices(Lower *L, AstNode *index, LLVMValueRef *vals, const JT
             AstNode *e = index->u.seq.elts.items[i];
             vals[i] = lower_expr(L, e);
             types[i] = lower_info(L, e)->type;
-            nonneg[i] = known_nonneg(L, e);
+            nonneg[i] = lower_index_nonneg(L, e);
         }
         return n;
     }
@@ -486,7 +482,7 @@ static int gather_indices(Lower *L, AstNode *index, LLVMValueRef *vals, const JT
     }
     vals[0] = v;
     types[0] = t;
-    nonneg[0] = known_nonneg(L, index);
+    nonneg[0] = lower_index_nonneg(L, index);
     return 1;
 }
 

@@ -370,3 +370,142 @@ bool lower_fits_i32(Lower *L, AstNode *n) {
     int64_t lo, hi;
     return lower_range(L, n, &lo, &hi) && lo >= R_I32_MIN && hi <= R_I32_MAX;
 }
+
+/* ------------------------------------------------ facts from conditions
+** Inside `if a >= b:` (and the other orderings, each conjunct of an `and`,
+** the else branch of a single comparison, and the body of `while a >= b:`)
+** a >= b holds as long as neither side can change: each side is a literal,
+** a captured constant, a special register or a local the body never
+** assigns. lower_index_nonneg uses the facts for `a - b` subscripts. */
+
+/* A side whose value the body cannot change. */
+static bool stable_side(Lower *L, AstNode *e, AstList *body) {
+    JInfo *i = jf_info(L->f, e);
+    if (!i || !i->type || !(jt_is_int(i->type) || i->type->kind == JK_BOOL) || i->type->kind == JK_UINT64) return false;
+    if (e->kind == AST_INT) return true;
+    if (e->kind == AST_NAME && i->builtin == JB_CONST) return IS_INT(i->constant);
+    if (e->kind == AST_ATTRIBUTE) return i->builtin >= JB_THREADIDX_X && i->builtin <= JB_WARPSIZE;
+    if (e->kind != AST_NAME) return false;
+    JVar *v = jf_var(L->f, e->u.name.id);
+    if (!v || !defs_ready(L)) return false;
+    /* assigned in the body: the definitions scan of the body alone */
+    RangeDef *saved = L->rng_defs;
+    RangeDef *tmp = calloc((size_t)(L->f->nvars ? L->f->nvars : 1), sizeof *tmp);
+    if (!tmp) return false;
+    L->rng_defs = tmp;
+    scan_body(L, body);
+    bool assigned = tmp[v - L->f->vars].count != 0;
+    L->rng_defs = saved;
+    free(tmp);
+    return !assigned;
+}
+
+static void push_fact(Lower *L, AstNode *ge, AstNode *le, bool strict, AstList *body) {
+    if (L->nfacts >= LOWER_MAX_FACTS || !stable_side(L, ge, body) || !stable_side(L, le, body)) return;
+    L->facts[L->nfacts++] = (LowerFact){ge, le, strict};
+}
+
+/* The facts of comparison c (when it holds, or when it fails). */
+static void facts_of_compare(Lower *L, AstNode *c, bool holds, AstList *body) {
+    JInfo *i = jf_info(L->f, c);
+    if (c->u.compare.comparators.len != 1 || !i) return;
+    const JType *ct = i->cmp_types && i->cmp_types[0] ? i->cmp_types[0] : i->op_type;
+    if (!ct || (ct->kind != JK_INT32 && ct->kind != JK_INT64)) return;
+    AstNode *a = c->u.compare.left, *b = c->u.compare.comparators.items[0];
+    CmpOp op = c->u.compare.ops[0];
+    if (!holds) { /* not (a < b) is a >= b ... */
+        switch (op) {
+        case CMP_LT: op = CMP_GE; break;
+        case CMP_LE: op = CMP_GT; break;
+        case CMP_GT: op = CMP_LE; break;
+        case CMP_GE: op = CMP_LT; break;
+        default: return;
+        }
+    }
+    switch (op) {
+    case CMP_GE: push_fact(L, a, b, false, body); break;
+    case CMP_GT: push_fact(L, a, b, true, body); break;
+    case CMP_LE: push_fact(L, b, a, false, body); break;
+    case CMP_LT: push_fact(L, b, a, true, body); break;
+    default: break;
+    }
+}
+
+int lower_facts_push(Lower *L, AstNode *test, bool holds, AstList *body) {
+    int mark = L->nfacts;
+    if (!L->narrow || L->debug) return mark;
+    if (test->kind == AST_COMPARE) facts_of_compare(L, test, holds, body);
+    else if (test->kind == AST_BOOLOP && test->u.boolop.is_and && holds)
+        for (int k = 0; k < test->u.boolop.values.len; k++) {
+            AstNode *v = test->u.boolop.values.items[k];
+            if (v->kind == AST_COMPARE) facts_of_compare(L, v, true, body);
+        }
+    return mark;
+}
+
+void lower_facts_pop(Lower *L, int mark) { L->nfacts = mark; }
+
+/* Whether two stable sides denote the same value. */
+static bool same_side(Lower *L, AstNode *x, AstNode *y) {
+    if (x->kind != y->kind) return false;
+    JInfo *xi = jf_info(L->f, x), *yi = jf_info(L->f, y);
+    if (!xi || !yi) return false;
+    switch (x->kind) {
+    case AST_INT: return x->u.int_ == y->u.int_;
+    case AST_NAME:
+        if (xi->builtin == JB_CONST || yi->builtin == JB_CONST)
+            return xi->builtin == yi->builtin && IS_INT(xi->constant) && IS_INT(yi->constant) &&
+                   AS_INTLIKE(xi->constant) == AS_INTLIKE(yi->constant);
+        return strcmp(x->u.name.id, y->u.name.id) == 0;
+    case AST_ATTRIBUTE: return xi->builtin == yi->builtin && xi->builtin != JB_NONE;
+    default: return false;
+    }
+}
+
+/* The integer value of a literal or captured constant. */
+static bool literal_of(Lower *L, AstNode *e, int64_t *v) {
+    if (e->kind == AST_INT) {
+        *v = e->u.int_;
+        return true;
+    }
+    JInfo *i = jf_info(L->f, e);
+    if (e->kind == AST_NAME && i && i->builtin == JB_CONST && IS_INT(i->constant)) {
+        *v = AS_INTLIKE(i->constant);
+        return true;
+    }
+    return false;
+}
+
+/* A fact ge >= le (or >) in scope that gives a >= b. */
+static bool fact_ge(Lower *L, AstNode *a, AstNode *b) {
+    for (int k = 0; k < L->nfacts; k++) {
+        LowerFact *f = &L->facts[k];
+        if (!same_side(L, f->ge, a)) continue;
+        if (same_side(L, f->le, b)) return true;
+        int64_t fl, bl;
+        if (literal_of(L, f->le, &fl) && literal_of(L, b, &bl) && (f->strict ? fl >= bl - 1 : fl >= bl)) return true;
+    }
+    return false;
+}
+
+bool lower_index_nonneg(Lower *L, AstNode *e) {
+    int64_t lo, hi;
+    if (!lower_range(L, e, &lo, &hi)) return false;
+    if (lo >= 0) return true;
+    /* a - b under a >= b: the difference is >= 0 unless it wraps around
+    ** int64, and then it is below -2^62 (one side is within +-2^62), an
+    ** out-of-bounds index with or without the wrap */
+    if (e->kind != AST_BINOP || e->u.binop.op != BINOP_SUB) return false;
+    JInfo *i = jf_info(L->f, e);
+    const JType *ot = i && i->op_type ? i->op_type : i ? i->type : NULL;
+    if (!ot || (ot->kind != JK_INT32 && ot->kind != JK_INT64)) return false;
+    AstNode *a = e->u.binop.left, *b = e->u.binop.right;
+    int64_t alo, ahi, blo, bhi;
+    const int64_t lim = (int64_t)1 << 62;
+    if (!lower_range(L, a, &alo, &ahi) || !lower_range(L, b, &blo, &bhi)) return false;
+    if (ot->kind == JK_INT32 ? !(alo >= INT32_MIN && ahi <= INT32_MAX && blo >= INT32_MIN && bhi <= INT32_MAX &&
+                                 (ahi - blo <= INT32_MAX))
+                             : !(ahi <= lim && alo >= -lim) && !(bhi <= lim && blo >= -lim))
+        return false;
+    return fact_ge(L, a, b);
+}

@@ -96,10 +96,14 @@ static void lower_if(Lower *L, AstNode *s) {
     LLVMBasicBlockRef end = LLVMAppendBasicBlockInContext(L->C, L->fn, "endif");
     LLVMBuildCondBr(L->B, c, bt, bf);
     LLVMPositionBuilderAtEnd(L->B, bt);
+    int mark = lower_facts_push(L, s->u.if_.test, true, &s->u.if_.body);
     lower_body(L, &s->u.if_.body);
+    lower_facts_pop(L, mark);
     if (!LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(L->B))) LLVMBuildBr(L->B, end);
     LLVMPositionBuilderAtEnd(L->B, bf);
+    mark = lower_facts_push(L, s->u.if_.test, false, &s->u.if_.orelse);
     lower_body(L, &s->u.if_.orelse);
+    lower_facts_pop(L, mark);
     if (!LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(L->B))) LLVMBuildBr(L->B, end);
     LLVMPositionBuilderAtEnd(L->B, end);
 }
@@ -125,7 +129,9 @@ static void lower_while(Lower *L, AstNode *s) {
     LLVMBuildCondBr(L->B, cond_of(L, s->u.while_.test), body, els);
     LLVMPositionBuilderAtEnd(L->B, body);
     push_loop(L, end, head, s);
+    int mark = lower_facts_push(L, s->u.while_.test, true, &s->u.while_.body);
     lower_body(L, &s->u.while_.body);
+    lower_facts_pop(L, mark);
     L->nloops--;
     close_to(L, head);
     LLVMPositionBuilderAtEnd(L->B, els);

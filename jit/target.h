@@ -47,6 +47,13 @@ typedef struct LowerFn {
     bool done;
 } LowerFn;
 
+/* ge >= le (strict: ge > le) holds where the lowering is (lower_ranges.c). */
+typedef struct LowerFact {
+    AstNode *ge, *le;
+    bool strict;
+} LowerFact;
+#define LOWER_MAX_FACTS 32
+
 /* The lowering state of one module. */
 struct Lower {
     VM *vm;
@@ -82,6 +89,8 @@ struct Lower {
     JFunc *rng_f;
     struct RangeDef *rng_defs;
     int rng_depth;
+    LowerFact facts[LOWER_MAX_FACTS]; /* comparisons known to hold here (innermost last) */
+    int nfacts;
     /* debug mode (lower_debug.c): bounds checks writing the module's error record */
     bool debug;
     char err_symbol[64];       /* the record global's name (unique per CPU module) */
@@ -163,6 +172,14 @@ bool lower_range(Lower *L, AstNode *n, int64_t *lo, int64_t *hi);
 /* lower_range within [INT32_MIN, INT32_MAX]. */
 bool lower_fits_i32(Lower *L, AstNode *n);
 void lower_ranges_free(Lower *L);
+/* Whether subscript index e is >= 0 whenever the access is in bounds
+** (so the negative-index wrap can be skipped): lower_range, or a - b under
+** a fact a >= b. */
+bool lower_index_nonneg(Lower *L, AstNode *e);
+/* Pushes the facts that hold in body when test is true (holds) or false;
+** returns the mark to pop back to after the body. */
+int lower_facts_push(Lower *L, AstNode *test, bool holds, AstList *body);
+void lower_facts_pop(Lower *L, int mark);
 
 /* ---- lower_debug.c ---- */
 /* Debug mode: branches to the error path unless 0 <= idx[k] < dims[k] for
