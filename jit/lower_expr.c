@@ -32,8 +32,11 @@ LLVMValueRef lower_expr_as(Lower *L, AstNode *n, const JType *to) {
 /* ---------------------------------------------------------- arithmetic */
 
 /* Python floor division and modulo on integers; division by zero gives 0
-** (Numba's numpy error model on the GPU). */
-static LLVMValueRef int_divmod(Lower *L, LLVMValueRef a, LLVMValueRef b, const JType *t, bool want_mod) {
+** (Numba's numpy error model on the GPU). b_nonneg: b is known >= 0, so
+** there is no -1 divisor to special-case, and the result needs the fix-up
+** exactly when the remainder is negative. */
+static LLVMValueRef int_divmod(Lower *L, LLVMValueRef a, LLVMValueRef b, const JType *t, bool want_mod,
+                               bool b_nonneg) {
     LLVMBuilderRef B = L->B;
     LLVMTypeRef ty = LLVMTypeOf(a);
     LLVMValueRef zero = LLVMConstNull(ty), one = LLVMConstInt(ty, 1, 0);
@@ -41,6 +44,14 @@ static LLVMValueRef int_divmod(Lower *L, LLVMValueRef a, LLVMValueRef b, const J
     if (!is_signed(t)) {
         LLVMValueRef sb = LLVMBuildSelect(B, bz, one, b, "");
         LLVMValueRef r = want_mod ? LLVMBuildURem(B, a, sb, "") : LLVMBuildUDiv(B, a, sb, "");
+        return LLVMBuildSelect(B, bz, zero, r, "");
+    }
+    if (b_nonneg) {
+        LLVMValueRef sb = LLVMBuildSelect(B, bz, one, b, "");
+        LLVMValueRef r = want_mod ? LLVMBuildSRem(B, a, sb, "") : LLVMBuildSDiv(B, a, sb, "");
+        LLVMValueRef neg = LLVMBuildICmp(B, LLVMIntSLT, want_mod ? r : LLVMBuildSRem(B, a, sb, ""), zero, "");
+        r = want_mod ? LLVMBuildSelect(B, neg, LLVMBuildAdd(B, r, b, ""), r, "")
+                     : LLVMBuildSelect(B, neg, LLVMBuildSub(B, r, one, ""), r, "");
         return LLVMBuildSelect(B, bz, zero, r, "");
     }
     LLVMValueRef m1 = LLVMConstAllOnes(ty);
@@ -171,8 +182,8 @@ LLVMValueRef lower_binop(Lower *L, BinOp op, LLVMValueRef a, LLVMValueRef b, con
         case BINOP_ADD: return LLVMBuildAdd(B, a, b, "");
         case BINOP_SUB: return LLVMBuildSub(B, a, b, "");
         case BINOP_MUL: return LLVMBuildMul(B, a, b, "");
-        case BINOP_FLOORDIV: return int_divmod(L, a, b, t, false);
-        case BINOP_MOD: return int_divmod(L, a, b, t, true);
+        case BINOP_FLOORDIV: return int_divmod(L, a, b, t, false, false);
+        case BINOP_MOD: return int_divmod(L, a, b, t, true, false);
         case BINOP_POW: return int_pow(L, a, b, t);
         case BINOP_LSHIFT: return LLVMBuildShl(B, a, b, "");
         case BINOP_RSHIFT: return s ? LLVMBuildAShr(B, a, b, "") : LLVMBuildLShr(B, a, b, "");
@@ -364,7 +375,7 @@ static LLVMValueRef binop_narrow(Lower *L, AstNode *n, LLVMValueRef a, LLVMValue
     case BINOP_ADD: r = LLVMBuildNSWAdd(B, a, b, ""); break;
     case BINOP_SUB: r = LLVMBuildNSWSub(B, a, b, ""); break;
     case BINOP_MUL: r = LLVMBuildNSWMul(B, a, b, ""); break;
-    default: r = int_divmod(L, a, b, jt_scalar(L->vm, JK_INT32), op == BINOP_MOD); break;
+    default: r = int_divmod(L, a, b, jt_scalar(L->vm, JK_INT32), op == BINOP_MOD, blo >= 0); break;
     }
     return LLVMBuildSExt(B, r, L->t_i64, "");
 }
