@@ -447,7 +447,8 @@ static LLVMValueRef elem_addr_narrow(Lower *L, LLVMValueRef arr, const JType *at
             lin = lin ? LLVMBuildNSWAdd(B, LLVMBuildNSWMul(B, lin, dim, ""), ik, "") : ik;
         }
         if (!lin) return data;
-        LLVMValueRef lin64 = LLVMBuildSExt(B, lin, L->t_i64, "");
+        LLVMValueRef lin64 = LLVMBuildZExt(B, lin, L->t_i64, "");
+        if (LLVMIsAInstruction(lin64)) LLVMSetNNeg(lin64, 1);
         return LLVMBuildGEP2(B, lower_mem_type(L, jt_scalar(L->vm, (JKind)at->dtype)), data, &lin64, 1, "");
     }
     /* strided: 32-bit indices, 64-bit byte offsets (strides are not bounded) */
