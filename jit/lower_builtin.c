@@ -651,12 +651,13 @@ LLVMValueRef lower_builtin_attr(Lower *L, AstNode *n, JInfo *info) {
             return lower_convert(L, LLVMConstInt(L->t_i64, (unsigned long long)at->ndim, 0), i64, info->type, n);
         LLVMValueRef shape = LLVMBuildExtractValue(L->B, lower_expr(L, an), 1, "");
         if (b == JB_ARRAY_SIZE) {
-            if (L->narrow) { /* the size is below 2^31 too */
+            if (L->narrow) {
+                /* the size is below 2^31 too; a partial product of an empty
+                ** array may not be, so wrapping products (exact modulo 2^32) */
                 LLVMValueRef p = LLVMConstInt(L->t_i32, 1, 0);
                 for (int k = 0; k < at->ndim; k++) {
                     LLVMValueRef d = LLVMBuildTrunc(L->B, LLVMBuildExtractValue(L->B, shape, (unsigned)k, ""), L->t_i32, "");
-                    p = LLVMBuildNUWMul(L->B, p, d, "");
-                    if (LLVMIsAInstruction(p)) LLVMSetNSW(p, 1);
+                    p = LLVMBuildMul(L->B, p, d, "");
                 }
                 LLVMValueRef z = LLVMBuildZExt(L->B, p, L->t_i64, "");
                 if (LLVMIsAInstruction(z)) LLVMSetNNeg(z, 1);
