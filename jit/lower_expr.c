@@ -50,8 +50,9 @@ static LLVMValueRef int_divmod(Lower *L, LLVMValueRef a, LLVMValueRef b, const J
         LLVMValueRef sb = LLVMBuildSelect(B, bz, one, b, "");
         LLVMValueRef r = want_mod ? LLVMBuildSRem(B, a, sb, "") : LLVMBuildSDiv(B, a, sb, "");
         LLVMValueRef neg = LLVMBuildICmp(B, LLVMIntSLT, want_mod ? r : LLVMBuildSRem(B, a, sb, ""), zero, "");
-        r = want_mod ? LLVMBuildSelect(B, neg, LLVMBuildAdd(B, r, b, ""), r, "")
-                     : LLVMBuildSelect(B, neg, LLVMBuildSub(B, r, one, ""), r, "");
+        if (want_mod) /* b == 0 divides by 1: the remainder is already 0 */
+            return LLVMBuildSelect(B, neg, LLVMBuildAdd(B, r, b, ""), r, "");
+        r = LLVMBuildSelect(B, neg, LLVMBuildSub(B, r, one, ""), r, "");
         return LLVMBuildSelect(B, bz, zero, r, "");
     }
     LLVMValueRef m1 = LLVMConstAllOnes(ty);
