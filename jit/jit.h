@@ -276,13 +276,12 @@ typedef struct JitSite {
 typedef struct JitOptions {
     bool fastmath;
     bool debug;       /* bounds checks (see above) */
-    /* The launch guarantees that every array argument's extents and size
-    ** are below 2^31 - 2^16 and that gridDim * blockDim is below 2^31 in
-    ** each dimension. Index arithmetic is then done in 32 bits
-    ** (jit/lower_expr.c, jit/lower_ranges.c); results are exactly those of
-    ** the int64 code for every launch meeting the guarantee (out-of-bounds
-    ** accesses stay undefined, as without debug mode). Ignored in debug
-    ** mode. The dispatcher keys its caches on it. */
+    /* The launch guarantees that every array argument's extents, size and
+    ** byte offsets of in-bounds elements are below 2^31, and that
+    ** gridDim * blockDim is below 2^31 in each dimension. Index arithmetic
+    ** is then done in 32 bits (jit/lower_expr.c, jit/lower_ranges.c); results are
+    ** exactly those of the int64 code for every launch meeting the
+    ** guarantee. Ignored in debug mode. The dispatcher keys its caches on it. */
     bool narrow_index;
 } JitOptions;
 

@@ -20,9 +20,8 @@ static LLVMValueRef const_global_array(Lower *L, Value v, const JType *t, const 
     NDArray *a = (NDArray *)AS_OBJ(v);
     if (a->ndim != t->ndim || a->dtype != t->dtype) lower_fail(L, at, "global array changed type since compilation");
     size_t isz = nd_itemsize(a->dtype), n = (size_t)a->size;
-    /* the 32-bit index variant assumes every size is below 2^31 - 2^16 */
-    if (n >= ((size_t)1 << 31) - ((size_t)1 << 16))
-        lower_fail(L, at, "a global array of 2^31 - 2^16 or more elements cannot be captured as a constant");
+    /* the 32-bit index variant assumes every extent and size is below 2^31 */
+    if (n >= ((size_t)1 << 31)) lower_fail(L, at, "a global array of 2^31 or more elements cannot be captured as a constant");
     char *bytes = malloc(n * isz + 1);
     if (!bytes) lower_fail(L, at, "out of memory");
     int64_t idx[3] = {0, 0, 0};

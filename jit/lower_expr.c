@@ -404,7 +404,7 @@ static LLVMValueRef wrap_index(Lower *L, LLVMValueRef idx, const JType *t, LLVMV
 }
 
 /* ---- the 32-bit index variant (L->narrow, JitOptions.narrow_index)
-** Every extent is below 2^31 - 2^16, so an in-bounds index fits in an i32 and so
+** Every extent is below 2^31, so an in-bounds index fits in an i32 and so
 ** does the linear element index of an in-bounds C-order access (it is below
 ** the size). An out-of-bounds access is undefined in Numba's model (no
 ** bounds checks outside debug mode), so the 32-bit arithmetic may assume
@@ -436,37 +436,21 @@ static LLVMValueRef narrow_index(Lower *L, LLVMValueRef idx, const JType *t, LLV
 }
 
 static LLVMValueRef elem_addr_narrow(Lower *L, LLVMValueRef arr, const JType *at, LLVMValueRef *vals,
-                                     const JType **types, const bool *nonneg, const int64_t *lit, int nidx,
-                                     const AstNode *node) {
+                                     const JType **types, const bool *nonneg, int nidx, const AstNode *node) {
     LLVMBuilderRef B = L->B;
     LLVMValueRef data = LLVMBuildExtractValue(B, arr, 0, "");
     LLVMValueRef shape = LLVMBuildExtractValue(B, arr, 1, "");
     if (at->layout == 'C') {
-        LLVMTypeRef et = lower_mem_type(L, jt_scalar(L->vm, (JKind)at->dtype));
-        /* a last index e + c (|c| < 2^16, known >= 0): the element of e,
-        ** then c elements on, so a[i, j - 1], a[i, j] and a[i, j + 1]
-        ** share one address computation. The launch bounds every size by
-        ** 2^31 - 2^16, so the linear index of e still fits in 32 bits. */
-        int64_t c = 0;
         LLVMValueRef lin = NULL;
         for (int k = 0; k < at->ndim; k++) {
             LLVMValueRef dim = LLVMBuildTrunc(B, LLVMBuildExtractValue(B, shape, (unsigned)k, ""), L->t_i32, "");
             LLVMValueRef ik = k < nidx ? narrow_index(L, vals[k], types[k], dim, nonneg[k], node) : LLVMConstInt(L->t_i32, 0, 0);
-            if (k == at->ndim - 1 && k < nidx && nonneg[k] && lit[k]) {
-                c = lit[k];
-                ik = LLVMBuildSub(B, ik, LLVMConstInt(L->t_i32, (unsigned long long)c, 1), "");
-            }
             lin = lin ? LLVMBuildNSWAdd(B, LLVMBuildNSWMul(B, lin, dim, ""), ik, "") : ik;
         }
         if (!lin) return data;
-        if (c) {
-            LLVMValueRef lin64 = LLVMBuildSExt(B, lin, L->t_i64, "");
-            LLVMValueRef p = LLVMBuildGEP2(B, et, data, &lin64, 1, "");
-            LLVMValueRef cv = LLVMConstInt(L->t_i64, (unsigned long long)c, 1);
-            return LLVMBuildGEP2(B, et, p, &cv, 1, "");
-        }
-        LLVMValueRef lin64 = LLVMBuildSExt(B, lin, L->t_i64, "");
-        return LLVMBuildGEP2(B, et, data, &lin64, 1, "");
+        LLVMValueRef lin64 = LLVMBuildZExt(B, lin, L->t_i64, "");
+        if (LLVMIsAInstruction(lin64)) LLVMSetNNeg(lin64, 1);
+        return LLVMBuildGEP2(B, lower_mem_type(L, jt_scalar(L->vm, (JKind)at->dtype)), data, &lin64, 1, "");
     }
     /* strided: 32-bit indices, 64-bit byte offsets (strides are not bounded) */
     LLVMValueRef strides = LLVMBuildExtractValue(B, arr, 2, "");
@@ -485,22 +469,9 @@ static LLVMValueRef elem_addr_narrow(Lower *L, LLVMValueRef arr, const JType *at
 /* Gathers the index values of a subscript: a tuple literal, a tuple value
 ** or a single scalar. Returns their count. nonneg[i]: index i is known to
 ** be >= 0 (32-bit index variant only). */
-/* The c of an index e + c or e - c with a literal c, |c| < 2^16; 0 if none. */
-static int64_t literal_offset(AstNode *e) {
-    if (e->kind != AST_BINOP || (e->u.binop.op != BINOP_ADD && e->u.binop.op != BINOP_SUB) ||
-        e->u.binop.right->kind != AST_INT)
-        return 0;
-    int64_t c = e->u.binop.right->u.int_;
-    if (c <= -65536 || c >= 65536) return 0;
-    return e->u.binop.op == BINOP_ADD ? c : -c;
-}
-
 static int gather_indices(Lower *L, AstNode *index, LLVMValueRef *vals, const JType **types, bool *nonneg,
-                          int64_t *lit, int max) {
-    for (int i = 0; i < max; i++) {
-        nonneg[i] = false;
-        lit[i] = 0;
-    }
+                          int max) {
+    for (int i = 0; i < max; i++) nonneg[i] = false;
     if (index->kind == AST_TUPLE) {
         int n = index->u.seq.elts.len;
         if (n > max) lower_fail(L, index, "too many indices");
@@ -509,7 +480,6 @@ static int gather_indices(Lower *L, AstNode *index, LLVMValueRef *vals, const JT
             vals[i] = lower_expr(L, e);
             types[i] = lower_info(L, e)->type;
             nonneg[i] = lower_index_nonneg(L, e);
-            lit[i] = literal_offset(e);
         }
         return n;
     }
@@ -526,21 +496,19 @@ static int gather_indices(Lower *L, AstNode *index, LLVMValueRef *vals, const JT
     vals[0] = v;
     types[0] = t;
     nonneg[0] = lower_index_nonneg(L, index);
-    lit[0] = literal_offset(index);
     return 1;
 }
 
 /* Address of the element (or first element of the sub-array) selected by
 ** nidx leading indices. */
 static LLVMValueRef elem_addr_n(Lower *L, LLVMValueRef arr, const JType *at, LLVMValueRef *vals,
-                                const JType **types, const bool *nonneg, const int64_t *lit, int nidx,
-                                const AstNode *node) {
+                                const JType **types, const bool *nonneg, int nidx, const AstNode *node) {
     LLVMBuilderRef B = L->B;
     if (nidx > at->ndim) {
         char tb[128];
         lower_fail(L, node, "too many indices for %s", jt_name(at, tb, sizeof tb));
     }
-    if (L->narrow && !L->debug) return elem_addr_narrow(L, arr, at, vals, types, nonneg, lit, nidx, node);
+    if (L->narrow && !L->debug) return elem_addr_narrow(L, arr, at, vals, types, nonneg, nidx, node);
     LLVMValueRef data = LLVMBuildExtractValue(B, arr, 0, "");
     LLVMValueRef shape = LLVMBuildExtractValue(B, arr, 1, "");
     LLVMTypeRef et = lower_mem_type(L, jt_scalar(L->vm, (JKind)at->dtype));
@@ -585,13 +553,12 @@ LLVMValueRef lower_elem_addr(Lower *L, LLVMValueRef arr, const JType *at, AstNod
     LLVMValueRef vals[32];
     const JType *types[32];
     bool nonneg[32];
-    int64_t lit[32];
-    int n = gather_indices(L, index, vals, types, nonneg, lit, 32);
+    int n = gather_indices(L, index, vals, types, nonneg, 32);
     if (n != at->ndim) {
         char tb[128];
         lower_fail(L, node, "%s needs %d indices here, got %d", jt_name(at, tb, sizeof tb), at->ndim, n);
     }
-    return elem_addr_n(L, arr, at, vals, types, nonneg, lit, n, node);
+    return elem_addr_n(L, arr, at, vals, types, nonneg, n, node);
 }
 
 LLVMValueRef lower_load_elem(Lower *L, LLVMValueRef addr, NDType dt) {
@@ -647,9 +614,8 @@ static LLVMValueRef lower_subscript(Lower *L, AstNode *n, JInfo *info) {
     LLVMValueRef vals[32];
     const JType *types[32];
     bool nonneg[32];
-    int64_t lit[32];
-    int ni = gather_indices(L, n->u.subscript.index, vals, types, nonneg, lit, 32);
-    LLVMValueRef addr = elem_addr_n(L, v, vt, vals, types, nonneg, lit, ni, n);
+    int ni = gather_indices(L, n->u.subscript.index, vals, types, nonneg, 32);
+    LLVMValueRef addr = elem_addr_n(L, v, vt, vals, types, nonneg, ni, n);
     if (ni == vt->ndim)
         return lower_convert(L, lower_load_elem(L, addr, vt->dtype), jt_scalar(L->vm, (JKind)vt->dtype),
                              info->type, n);

@@ -807,13 +807,11 @@ static Value launch_gpu(VM *vm, Launch *l, Dispatcher *d, Spec *s, Marshal *m, i
 
 /* ------------------------------------------- the 32-bit index variant */
 
-/* Extents and sizes stay below 2^31 - 2^16: the kernel computes element
-** indices in 32 bits, with room for a constant offset of up to 2^16
-** elements split off the last index (jit/lower_expr.c). */
-#define NARROW_LIMIT (((uint64_t)1 << 31) - ((uint64_t)1 << 16))
+#define NARROW_LIMIT ((uint64_t)1 << 31)
 
-/* Whether every array in v has extents and a size below NARROW_LIMIT
-** (byte offsets of strided arrays stay 64-bit, so strides are free). */
+/* Whether every array in v has extents and a size below 2^31 (the
+** kernel then computes element indices in 32 bits; byte offsets of
+** strided arrays stay 64-bit). */
 static bool value_is_narrow(VM *vm, Value v, int depth) {
     if (!IS_OBJ(v) || depth > 8) return true;
     if (IS_TUPLE(vm, v)) {
@@ -834,7 +832,7 @@ static bool value_is_narrow(VM *vm, Value v, int depth) {
 ** (JitOptions.narrow_index): arrays as above, gridDim * blockDim < 2^31. */
 static bool launch_is_narrow(VM *vm, Launch *l, int argc, Value *argv) {
     for (int i = 0; i < 3; i++)
-        if ((uint64_t)l->grid[i] * l->block[i] >= ((uint64_t)1 << 31)) return false;
+        if ((uint64_t)l->grid[i] * l->block[i] >= NARROW_LIMIT) return false;
     for (int i = 0; i < argc; i++)
         if (!value_is_narrow(vm, argv[i], 0)) return false;
     return true;
@@ -960,7 +958,7 @@ static Value disp_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs) 
 
 /* Key of a spec in the inspect_* dicts: "(array(float32, 1d, C), int64)".
 ** A launch-compiled spec without the 32-bit index variant (an array with
-** about 2^31 or more elements came in) says so: "(array(float32, 1d, C)) [int64 extents]". */
+** 2^31 or more elements came in) says so: "(array(float32, 1d, C)) [int64 extents]". */
 static Value spec_key(VM *vm, Spec *s, bool eager) {
     char buf[2048];
     types_str(s->types, s->nargs, buf, sizeof buf - 32);
