@@ -298,10 +298,13 @@ static bool expr_range(Lower *L, AstNode *n, Rng *r) {
     if (!info || !info->type || !(jt_is_int(info->type) || info->type->kind == JK_BOOL)) return false;
     Rng tr;
     if (!type_range(info->type, &tr)) return false;
-    if (L->rng_depth > 24) { /* a definition that refers back to itself */
+    /* a definition that refers back to itself, or a query grown too large
+    ** (definitions that reuse each other twice double at each step) */
+    if (L->rng_depth > 24 || L->rng_budget <= 0) {
         *r = tr;
         return true;
     }
+    L->rng_budget--;
     L->rng_depth++;
     Rng v;
     bool ok = false;
@@ -359,6 +362,7 @@ static bool expr_range(Lower *L, AstNode *n, Rng *r) {
 
 bool lower_range(Lower *L, AstNode *n, int64_t *lo, int64_t *hi) {
     if (!L->narrow || L->debug) return false;
+    L->rng_budget = 2000;
     Rng r;
     if (!expr_range(L, n, &r)) return false;
     *lo = r.lo;

@@ -89,6 +89,7 @@ struct Lower {
     JFunc *rng_f;
     struct RangeDef *rng_defs;
     int rng_depth;
+    int rng_budget;            /* expressions one lower_range query may still visit */
     LowerFact facts[LOWER_MAX_FACTS]; /* comparisons known to hold here (innermost last) */
     int nfacts;
     /* debug mode (lower_debug.c): bounds checks writing the module's error record */
