@@ -465,7 +465,6 @@ static LLVMValueRef elem_addr_narrow(Lower *L, LLVMValueRef arr, const JType *at
     return LLVMBuildGEP2(B, L->t_i8, data, &off, 1, "");
 }
 
-
 /* Gathers the index values of a subscript: a tuple literal, a tuple value
 ** or a single scalar. Returns their count. nonneg[i]: index i is known to
 ** be >= 0 (32-bit index variant only). */

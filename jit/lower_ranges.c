@@ -151,10 +151,9 @@ static int64_t floordiv64(int64_t a, int64_t b) { /* b > 0 */
     return (a % b != 0 && a < 0) ? q - 1 : q;
 }
 
-static bool binop_range(Lower *L, AstNode *n, BinOp op, AstNode *ln, AstNode *rn, const JType *ot, Rng *r) {
+static bool binop_range(Lower *L, BinOp op, AstNode *ln, AstNode *rn, const JType *ot, Rng *r) {
     Rng a, b;
     if (!jt_is_int(ot) || !range_as(L, ln, ot, &a) || !range_as(L, rn, ot, &b)) return false;
-    (void)n;
     switch (op) {
     case BINOP_ADD: return make((__int128)a.lo + b.lo, (__int128)a.hi + b.hi, ot, r);
     case BINOP_SUB: return make((__int128)a.lo - b.hi, (__int128)a.hi - b.lo, ot, r);
@@ -336,7 +335,7 @@ static bool expr_range(Lower *L, AstNode *n, Rng *r) {
     }
     case AST_BINOP: {
         const JType *ot = info->op_type ? info->op_type : info->type;
-        ok = binop_range(L, n, n->u.binop.op, n->u.binop.left, n->u.binop.right, ot, &v);
+        ok = binop_range(L, n->u.binop.op, n->u.binop.left, n->u.binop.right, ot, &v);
         break;
     }
     case AST_UNARYOP:
