@@ -813,7 +813,8 @@ static Value launch_gpu(VM *vm, Launch *l, Dispatcher *d, Spec *s, Marshal *m, i
 ** kernel then computes element indices in 32 bits; byte offsets of
 ** strided arrays stay 64-bit). */
 static bool value_is_narrow(VM *vm, Value v, int depth) {
-    if (!IS_OBJ(v) || depth > 8) return true;
+    if (!IS_OBJ(v)) return true;
+    if (depth > 8) return false; /* deeply nested tuples: the general variant */
     if (IS_TUPLE(vm, v)) {
         Tuple *t = AS_TUPLE(v);
         for (int64_t i = 0; i < t->len; i++)
