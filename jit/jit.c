@@ -298,6 +298,7 @@ static char *compile_ptx(VM *vm, struct JitState *js, JFunc *f, int cc, bool fas
     Lower L;
     lower_init(&L, vm, C, M, &jit_target_ptx, fastmath, err, errsize);
     L.debug = k && k->debug;
+    L.narrow = k && k->narrow_index;
     LLVMValueRef fn = build(&L, f, device_only);
     char *ptx = NULL;
     if (!fn) goto done;
@@ -359,6 +360,7 @@ static bool compile_cpu(VM *vm, struct JitState *js, JFunc *f, bool fastmath, Ji
     lower_init(&L, vm, C, M, &jit_target_cpu, fastmath, err, errsize);
     L.debug = k->debug;
     L.children = children;
+    L.narrow = k->narrow_index;
     /* the record's symbol is unique in the JITDylib, like the entries */
     snprintf(L.err_symbol, sizeof L.err_symbol, "%s_%u", JIT_DEBUG_ERR_SYMBOL, js->serial + 1);
     LLVMValueRef body = build(&L, f, false);
@@ -460,6 +462,7 @@ JitKernel *jit_compile_opts(VM *vm, Function *fn, int nargs, const JType *const 
     k->func = f;
     k->uses_barrier = f->uses_barrier;
     k->debug = opts && opts->debug;
+    k->narrow_index = opts && opts->narrow_index && !k->debug && !jit_launches_kernels(f);
     {
         /* the parameter ABI, computed with a throwaway context */
         LLVMContextRef C = LLVMContextCreate();

@@ -240,6 +240,7 @@ typedef struct JitKernel {
     struct JitModule *module; /* back-end resources (ORC tracker) freed by jit_kernel_free */
     /* debug mode (@cuda.jit(debug=True)): bounds-checked indexing */
     bool debug;
+    bool narrow_index;      /* compiled under JitOptions.narrow_index */
     struct JitSite *dbg_sites;      /* site id → where (malloc'd), ndbg_sites entries */
     int ndbg_sites;
     struct JitErrRecord *dbg_err;   /* CPU: the record inside the kernel's native code */
@@ -284,6 +285,13 @@ typedef struct JitSite {
 typedef struct JitOptions {
     bool fastmath;
     bool debug;       /* bounds checks (see above) */
+    /* The launch guarantees that every array argument's extents, size and
+    ** byte offsets of in-bounds elements are below 2^31, and that
+    ** gridDim * blockDim is below 2^31 in each dimension. Index arithmetic
+    ** is then done in 32 bits (jit/lower_expr.c, jit/lower_ranges.c); results are
+    ** exactly those of the int64 code for every launch meeting the
+    ** guarantee. Ignored in debug mode. The dispatcher keys its caches on it. */
+    bool narrow_index;
 } JitOptions;
 
 /* jit_compile with options (jit_compile is this with {fastmath}). */

@@ -54,6 +54,15 @@ static bool collect(JFunc *f, JFunc ***seen, int *nseen, int *capseen, JFunc ***
     return true;
 }
 
+bool jit_launches_kernels(JFunc *root) {
+    JFunc **seen = NULL, **launched = NULL;
+    int nseen = 0, capseen = 0, nl = 0, capl = 0;
+    bool ok = collect(root, &seen, &nseen, &capseen, &launched, &nl, &capl);
+    free(seen);
+    free(launched);
+    return !ok || nl > 0; /* out of memory: say yes, the safe answer */
+}
+
 bool jit_compile_children(VM *vm, JitKernel *k, const JitOptions *opts, JitChildMap *map, char *err,
                           size_t errsize) {
     JFunc **seen = NULL, **launched = NULL;
@@ -88,7 +97,10 @@ bool jit_compile_children(VM *vm, JitKernel *k, const JitOptions *opts, JitChild
                 ok = false;
                 break;
             }
-            ck = jit_compile_opts(vm, child->fn, child->nargs, child->argtypes, JIT_TARGET_CPU, 0, opts, err,
+            /* a child's grid is never checked against 2^31 threads: general variant */
+            JitOptions copts = opts ? *opts : (JitOptions){0};
+            copts.narrow_index = false;
+            ck = jit_compile_opts(vm, child->fn, child->nargs, child->argtypes, JIT_TARGET_CPU, 0, &copts, err,
                                   errsize);
             if (!ck) {
                 ok = false;

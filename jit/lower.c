@@ -217,8 +217,11 @@ LLVMValueRef lower_from_abi(Lower *L, const JType *t, LLVMValueRef *params, int 
         LLVMTypeRef dims = LLVMArrayType2(L->t_i64, (uint64_t)t->ndim);
         for (int part = 1; part <= 2; part++) {
             LLVMValueRef d = LLVMGetUndef(dims);
-            for (int k = 0; k < t->ndim; k++)
-                d = LLVMBuildInsertValue(B, d, params[(*i)++], (unsigned)k, "");
+            for (int k = 0; k < t->ndim; k++) {
+                LLVMValueRef p = params[(*i)++];
+                if (part == 1 && L->narrow) p = lower_narrow_extent(L, p); /* tells LLVM 0 <= extent < 2^31 */
+                d = LLVMBuildInsertValue(B, d, p, (unsigned)k, "");
+            }
             v = LLVMBuildInsertValue(B, v, d, (unsigned)part, "");
         }
         return v;
@@ -403,6 +406,7 @@ static LLVMValueRef lower_all(Lower *L, JFunc *f) {
     if (setjmp(L->fail)) {
         LLVMDisposeBuilder(L->B);
         L->B = NULL;
+        lower_ranges_free(L);
         return NULL;
     }
     L->f = f;
@@ -416,6 +420,7 @@ static LLVMValueRef lower_all(Lower *L, JFunc *f) {
     }
     LLVMDisposeBuilder(L->B);
     L->B = NULL;
+    lower_ranges_free(L);
     return root;
 }
 

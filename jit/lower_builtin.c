@@ -20,6 +20,8 @@ static LLVMValueRef const_global_array(Lower *L, Value v, const JType *t, const 
     NDArray *a = (NDArray *)AS_OBJ(v);
     if (a->ndim != t->ndim || a->dtype != t->dtype) lower_fail(L, at, "global array changed type since compilation");
     size_t isz = nd_itemsize(a->dtype), n = (size_t)a->size;
+    /* the 32-bit index variant assumes every extent and size is below 2^31 */
+    if (n >= ((size_t)1 << 31)) lower_fail(L, at, "a global array of 2^31 or more elements cannot be captured as a constant");
     char *bytes = malloc(n * isz + 1);
     if (!bytes) lower_fail(L, at, "out of memory");
     int64_t idx[3] = {0, 0, 0};
@@ -123,11 +125,35 @@ LLVMValueRef lower_math(Lower *L, JBuiltin b, LLVMValueRef *args, int nargs, con
 
 static int tuple_width(const JType *t) { return t->kind == JK_TUPLE ? t->n : 1; }
 
+/* cuda.grid(n) / cuda.gridsize(n) in 32 bits, when the launch guarantees
+** gridDim * blockDim < 2^31 (L->narrow): no overflow, so nuw nsw. */
+static LLVMValueRef grid_narrow(Lower *L, int d, bool size) {
+    LLVMBuilderRef B = L->B;
+    LLVMValueRef ntid = L->tg->sreg(L, SREG_NTID, d), r;
+    if (size) {
+        r = LLVMBuildMul(B, ntid, L->tg->sreg(L, SREG_NCTAID, d), "");
+    } else {
+        LLVMValueRef m = LLVMBuildMul(B, L->tg->sreg(L, SREG_CTAID, d), ntid, "");
+        LLVMSetNUW(m, 1);
+        LLVMSetNSW(m, 1);
+        r = LLVMBuildAdd(B, m, L->tg->sreg(L, SREG_TID, d), "");
+    }
+    LLVMSetNUW(r, 1);
+    LLVMSetNSW(r, 1);
+    LLVMValueRef z = LLVMBuildZExt(B, r, L->t_i64, "");
+    LLVMSetNNeg(z, 1);
+    return z;
+}
+
 /* cuda.grid(n) / cuda.gridsize(n) in int64, as Numba computes them. */
 static LLVMValueRef lower_grid(Lower *L, JInfo *info, bool size) {
     int n = tuple_width(info->type);
     LLVMValueRef el[3];
     for (int d = 0; d < n && d < 3; d++) {
+        if (L->narrow) {
+            el[d] = grid_narrow(L, d, size);
+            continue;
+        }
         LLVMValueRef ntid = lower_sreg64(L, SREG_NTID, d);
         if (size) {
             el[d] = LLVMBuildNSWMul(L->B, ntid, lower_sreg64(L, SREG_NCTAID, d), "");
@@ -625,6 +651,18 @@ LLVMValueRef lower_builtin_attr(Lower *L, AstNode *n, JInfo *info) {
             return lower_convert(L, LLVMConstInt(L->t_i64, (unsigned long long)at->ndim, 0), i64, info->type, n);
         LLVMValueRef shape = LLVMBuildExtractValue(L->B, lower_expr(L, an), 1, "");
         if (b == JB_ARRAY_SIZE) {
+            if (L->narrow) {
+                /* the size is below 2^31 too; a partial product of an empty
+                ** array may not be, so wrapping products (exact modulo 2^32) */
+                LLVMValueRef p = LLVMConstInt(L->t_i32, 1, 0);
+                for (int k = 0; k < at->ndim; k++) {
+                    LLVMValueRef d = LLVMBuildTrunc(L->B, LLVMBuildExtractValue(L->B, shape, (unsigned)k, ""), L->t_i32, "");
+                    p = LLVMBuildMul(L->B, p, d, "");
+                }
+                LLVMValueRef z = LLVMBuildZExt(L->B, p, L->t_i64, "");
+                if (LLVMIsAInstruction(z)) LLVMSetNNeg(z, 1);
+                return lower_convert(L, z, i64, info->type, n);
+            }
             LLVMValueRef p = LLVMConstInt(L->t_i64, 1, 0);
             for (int k = 0; k < at->ndim; k++)
                 p = LLVMBuildMul(L->B, p, LLVMBuildExtractValue(L->B, shape, (unsigned)k, ""), "");

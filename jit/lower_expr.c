@@ -32,8 +32,11 @@ LLVMValueRef lower_expr_as(Lower *L, AstNode *n, const JType *to) {
 /* ---------------------------------------------------------- arithmetic */
 
 /* Python floor division and modulo on integers; division by zero gives 0
-** (Numba's numpy error model on the GPU). */
-static LLVMValueRef int_divmod(Lower *L, LLVMValueRef a, LLVMValueRef b, const JType *t, bool want_mod) {
+** (Numba's numpy error model on the GPU). b_nonneg: b is known >= 0, so
+** there is no -1 divisor to special-case, and the result needs the fix-up
+** exactly when the remainder is negative. */
+static LLVMValueRef int_divmod(Lower *L, LLVMValueRef a, LLVMValueRef b, const JType *t, bool want_mod,
+                               bool b_nonneg) {
     LLVMBuilderRef B = L->B;
     LLVMTypeRef ty = LLVMTypeOf(a);
     LLVMValueRef zero = LLVMConstNull(ty), one = LLVMConstInt(ty, 1, 0);
@@ -41,6 +44,15 @@ static LLVMValueRef int_divmod(Lower *L, LLVMValueRef a, LLVMValueRef b, const J
     if (!is_signed(t)) {
         LLVMValueRef sb = LLVMBuildSelect(B, bz, one, b, "");
         LLVMValueRef r = want_mod ? LLVMBuildURem(B, a, sb, "") : LLVMBuildUDiv(B, a, sb, "");
+        return LLVMBuildSelect(B, bz, zero, r, "");
+    }
+    if (b_nonneg) {
+        LLVMValueRef sb = LLVMBuildSelect(B, bz, one, b, "");
+        LLVMValueRef r = want_mod ? LLVMBuildSRem(B, a, sb, "") : LLVMBuildSDiv(B, a, sb, "");
+        LLVMValueRef neg = LLVMBuildICmp(B, LLVMIntSLT, want_mod ? r : LLVMBuildSRem(B, a, sb, ""), zero, "");
+        if (want_mod) /* b == 0 divides by 1: the remainder is already 0 */
+            return LLVMBuildSelect(B, neg, LLVMBuildAdd(B, r, b, ""), r, "");
+        r = LLVMBuildSelect(B, neg, LLVMBuildSub(B, r, one, ""), r, "");
         return LLVMBuildSelect(B, bz, zero, r, "");
     }
     LLVMValueRef m1 = LLVMConstAllOnes(ty);
@@ -171,8 +183,8 @@ LLVMValueRef lower_binop(Lower *L, BinOp op, LLVMValueRef a, LLVMValueRef b, con
         case BINOP_ADD: return LLVMBuildAdd(B, a, b, "");
         case BINOP_SUB: return LLVMBuildSub(B, a, b, "");
         case BINOP_MUL: return LLVMBuildMul(B, a, b, "");
-        case BINOP_FLOORDIV: return int_divmod(L, a, b, t, false);
-        case BINOP_MOD: return int_divmod(L, a, b, t, true);
+        case BINOP_FLOORDIV: return int_divmod(L, a, b, t, false, false);
+        case BINOP_MOD: return int_divmod(L, a, b, t, true, false);
         case BINOP_POW: return int_pow(L, a, b, t);
         case BINOP_LSHIFT: return LLVMBuildShl(B, a, b, "");
         case BINOP_RSHIFT: return s ? LLVMBuildAShr(B, a, b, "") : LLVMBuildLShr(B, a, b, "");
@@ -210,7 +222,7 @@ static LLVMValueRef compare(Lower *L, CmpOp op, LLVMValueRef a, LLVMValueRef b, 
 
 static LLVMValueRef lower_compare(Lower *L, AstNode *n, JInfo *info) {
     LLVMBuilderRef B = L->B;
-    AstNode *left = n->u.compare.left;
+    AstNode *left = n->u.compare.left, *lnode = left;
     LLVMValueRef lv = lower_expr(L, left);
     const JType *lt = lower_info(L, left)->type;
     int nc = n->u.compare.comparators.len;
@@ -230,6 +242,11 @@ static LLVMValueRef lower_compare(Lower *L, AstNode *n, JInfo *info) {
             c = LLVMConstInt(L->t_i1, (op == CMP_IS) == same, 0);
         } else {
             LLVMValueRef a = lower_convert(L, lv, lt, ct, n), b = lower_convert(L, rv, rt, ct, n);
+            if (ct->kind == JK_INT64 && op <= CMP_GE && lower_fits_i32(L, lnode) && lower_fits_i32(L, rn)) {
+                /* both sides fit in 32 bits (32-bit index variant): compare there */
+                a = LLVMBuildTrunc(B, a, L->t_i32, "");
+                b = LLVMBuildTrunc(B, b, L->t_i32, "");
+            }
             c = compare(L, op, a, b, ct, n);
         }
         if (nc == 1) {
@@ -246,6 +263,7 @@ static LLVMValueRef lower_compare(Lower *L, AstNode *n, JInfo *info) {
         }
         lv = rv;
         lt = rt;
+        lnode = rn;
     }
     if (nc > 1) {
         LLVMPositionBuilderAtEnd(B, end);
@@ -330,6 +348,39 @@ static LLVMValueRef lower_ifexp(Lower *L, AstNode *n, JInfo *info) {
     return phi;
 }
 
+/* The 32-bit index variant: an int64 +, -, *, // or % computed in 32 bits
+** when its operands and result are known to fit (lower_ranges.c), and //
+** and % of a non-negative value by a positive one without Python's sign
+** fix-up or zero guard. NULL when neither applies. */
+static LLVMValueRef binop_narrow(Lower *L, AstNode *n, LLVMValueRef a, LLVMValueRef b) {
+    BinOp op = n->u.binop.op;
+    if (op != BINOP_ADD && op != BINOP_SUB && op != BINOP_MUL && op != BINOP_FLOORDIV && op != BINOP_MOD) return NULL;
+    int64_t alo, ahi, blo, bhi;
+    if (!lower_range(L, n->u.binop.left, &alo, &ahi) || !lower_range(L, n->u.binop.right, &blo, &bhi)) return NULL;
+    bool fits = alo >= INT32_MIN && ahi <= INT32_MAX && blo >= INT32_MIN && bhi <= INT32_MAX &&
+                lower_fits_i32(L, n);
+    LLVMBuilderRef B = L->B;
+    if ((op == BINOP_FLOORDIV || op == BINOP_MOD) && alo >= 0 && blo > 0) {
+        if (fits) {
+            a = LLVMBuildTrunc(B, a, L->t_i32, "");
+            b = LLVMBuildTrunc(B, b, L->t_i32, "");
+        }
+        LLVMValueRef r = op == BINOP_MOD ? LLVMBuildURem(B, a, b, "") : LLVMBuildUDiv(B, a, b, "");
+        return fits ? LLVMBuildZExt(B, r, L->t_i64, "") : r;
+    }
+    if (!fits) return NULL;
+    a = LLVMBuildTrunc(B, a, L->t_i32, "");
+    b = LLVMBuildTrunc(B, b, L->t_i32, "");
+    LLVMValueRef r;
+    switch (op) {
+    case BINOP_ADD: r = LLVMBuildNSWAdd(B, a, b, ""); break;
+    case BINOP_SUB: r = LLVMBuildNSWSub(B, a, b, ""); break;
+    case BINOP_MUL: r = LLVMBuildNSWMul(B, a, b, ""); break;
+    default: r = int_divmod(L, a, b, jt_scalar(L->vm, JK_INT32), op == BINOP_MOD, blo >= 0); break;
+    }
+    return LLVMBuildSExt(B, r, L->t_i64, "");
+}
+
 /* ------------------------------------------------------------- arrays */
 
 /* The i64 index value idx (of type t), wrapped when negative; *raw (when
@@ -352,9 +403,74 @@ static LLVMValueRef wrap_index(Lower *L, LLVMValueRef idx, const JType *t, LLVMV
     return wrap_index_raw(L, idx, t, dim, at, NULL);
 }
 
+/* ---- the 32-bit index variant (L->narrow, JitOptions.narrow_index)
+** Every extent is below 2^31, so an in-bounds index fits in an i32 and so
+** does the linear element index of an in-bounds C-order access (it is below
+** the size). An out-of-bounds access is undefined in Numba's model (no
+** bounds checks outside debug mode), so the 32-bit arithmetic may assume
+** in-bounds: nsw on the Horner steps. Indices are truncated first; LLVM
+** then evaluates the index expression itself in 32 bits. */
+
+LLVMValueRef lower_narrow_extent(Lower *L, LLVMValueRef v64) {
+    LLVMValueRef z = LLVMBuildZExt(L->B, LLVMBuildTrunc(L->B, v64, L->t_i32, ""), L->t_i64, "");
+    if (LLVMIsAInstruction(z)) LLVMSetNNeg(z, 1);
+    return z;
+}
+
+/* idx (of integer type t) as an i32, wrapped by dim32 when negative
+** (unless known non-negative). */
+static LLVMValueRef narrow_index(Lower *L, LLVMValueRef idx, const JType *t, LLVMValueRef dim32, bool nonneg,
+                                 const AstNode *at) {
+    LLVMBuilderRef B = L->B;
+    if (!jt_is_int(t) && t->kind != JK_BOOL) {
+        char tb[128];
+        lower_fail(L, at, "array index of type %s", jt_name(t, tb, sizeof tb));
+    }
+    unsigned bits = LLVMGetIntTypeWidth(LLVMTypeOf(idx));
+    LLVMValueRef i = bits > 32 ? LLVMBuildTrunc(B, idx, L->t_i32, "")
+                     : bits == 32 ? idx
+                     : is_signed(t) ? LLVMBuildSExt(B, idx, L->t_i32, "") : LLVMBuildZExt(B, idx, L->t_i32, "");
+    if (!is_signed(t) || nonneg) return i;
+    LLVMValueRef neg = LLVMBuildICmp(B, LLVMIntSLT, i, LLVMConstInt(L->t_i32, 0, 0), "");
+    return LLVMBuildSelect(B, neg, LLVMBuildNSWAdd(B, i, dim32, ""), i, "");
+}
+
+static LLVMValueRef elem_addr_narrow(Lower *L, LLVMValueRef arr, const JType *at, LLVMValueRef *vals,
+                                     const JType **types, const bool *nonneg, int nidx, const AstNode *node) {
+    LLVMBuilderRef B = L->B;
+    LLVMValueRef data = LLVMBuildExtractValue(B, arr, 0, "");
+    LLVMValueRef shape = LLVMBuildExtractValue(B, arr, 1, "");
+    if (at->layout == 'C') {
+        LLVMValueRef lin = NULL;
+        for (int k = 0; k < at->ndim; k++) {
+            LLVMValueRef dim = LLVMBuildTrunc(B, LLVMBuildExtractValue(B, shape, (unsigned)k, ""), L->t_i32, "");
+            LLVMValueRef ik = k < nidx ? narrow_index(L, vals[k], types[k], dim, nonneg[k], node) : LLVMConstInt(L->t_i32, 0, 0);
+            lin = lin ? LLVMBuildNSWAdd(B, LLVMBuildNSWMul(B, lin, dim, ""), ik, "") : ik;
+        }
+        if (!lin) return data;
+        LLVMValueRef lin64 = LLVMBuildZExt(B, lin, L->t_i64, "");
+        if (LLVMIsAInstruction(lin64)) LLVMSetNNeg(lin64, 1);
+        return LLVMBuildGEP2(B, lower_mem_type(L, jt_scalar(L->vm, (JKind)at->dtype)), data, &lin64, 1, "");
+    }
+    /* strided: 32-bit indices, 64-bit byte offsets (strides are not bounded) */
+    LLVMValueRef strides = LLVMBuildExtractValue(B, arr, 2, "");
+    LLVMValueRef off = NULL;
+    for (int k = 0; k < nidx; k++) {
+        LLVMValueRef dim = LLVMBuildTrunc(B, LLVMBuildExtractValue(B, shape, (unsigned)k, ""), L->t_i32, "");
+        LLVMValueRef ik = LLVMBuildSExt(B, narrow_index(L, vals[k], types[k], dim, nonneg[k], node), L->t_i64, "");
+        LLVMValueRef term = LLVMBuildMul(B, ik, LLVMBuildExtractValue(B, strides, (unsigned)k, ""), "");
+        off = off ? LLVMBuildAdd(B, off, term, "") : term;
+    }
+    if (!off) return data;
+    return LLVMBuildGEP2(B, L->t_i8, data, &off, 1, "");
+}
+
 /* Gathers the index values of a subscript: a tuple literal, a tuple value
-** or a single scalar. Returns their count. */
-static int gather_indices(Lower *L, AstNode *index, LLVMValueRef *vals, const JType **types, int max) {
+** or a single scalar. Returns their count. nonneg[i]: index i is known to
+** be >= 0 (32-bit index variant only). */
+static int gather_indices(Lower *L, AstNode *index, LLVMValueRef *vals, const JType **types, bool *nonneg,
+                          int max) {
+    for (int i = 0; i < max; i++) nonneg[i] = false;
     if (index->kind == AST_TUPLE) {
         int n = index->u.seq.elts.len;
         if (n > max) lower_fail(L, index, "too many indices");
@@ -362,6 +478,7 @@ static int gather_indices(Lower *L, AstNode *index, LLVMValueRef *vals, const JT
             AstNode *e = index->u.seq.elts.items[i];
             vals[i] = lower_expr(L, e);
             types[i] = lower_info(L, e)->type;
+            nonneg[i] = lower_index_nonneg(L, e);
         }
         return n;
     }
@@ -377,18 +494,20 @@ static int gather_indices(Lower *L, AstNode *index, LLVMValueRef *vals, const JT
     }
     vals[0] = v;
     types[0] = t;
+    nonneg[0] = lower_index_nonneg(L, index);
     return 1;
 }
 
 /* Address of the element (or first element of the sub-array) selected by
 ** nidx leading indices. */
 static LLVMValueRef elem_addr_n(Lower *L, LLVMValueRef arr, const JType *at, LLVMValueRef *vals,
-                                const JType **types, int nidx, const AstNode *node) {
+                                const JType **types, const bool *nonneg, int nidx, const AstNode *node) {
     LLVMBuilderRef B = L->B;
     if (nidx > at->ndim) {
         char tb[128];
         lower_fail(L, node, "too many indices for %s", jt_name(at, tb, sizeof tb));
     }
+    if (L->narrow && !L->debug) return elem_addr_narrow(L, arr, at, vals, types, nonneg, nidx, node);
     LLVMValueRef data = LLVMBuildExtractValue(B, arr, 0, "");
     LLVMValueRef shape = LLVMBuildExtractValue(B, arr, 1, "");
     LLVMTypeRef et = lower_mem_type(L, jt_scalar(L->vm, (JKind)at->dtype));
@@ -432,12 +551,13 @@ LLVMValueRef lower_elem_addr(Lower *L, LLVMValueRef arr, const JType *at, AstNod
                              const AstNode *node) {
     LLVMValueRef vals[32];
     const JType *types[32];
-    int n = gather_indices(L, index, vals, types, 32);
+    bool nonneg[32];
+    int n = gather_indices(L, index, vals, types, nonneg, 32);
     if (n != at->ndim) {
         char tb[128];
         lower_fail(L, node, "%s needs %d indices here, got %d", jt_name(at, tb, sizeof tb), at->ndim, n);
     }
-    return elem_addr_n(L, arr, at, vals, types, n, node);
+    return elem_addr_n(L, arr, at, vals, types, nonneg, n, node);
 }
 
 LLVMValueRef lower_load_elem(Lower *L, LLVMValueRef addr, NDType dt) {
@@ -492,8 +612,9 @@ static LLVMValueRef lower_subscript(Lower *L, AstNode *n, JInfo *info) {
     }
     LLVMValueRef vals[32];
     const JType *types[32];
-    int ni = gather_indices(L, n->u.subscript.index, vals, types, 32);
-    LLVMValueRef addr = elem_addr_n(L, v, vt, vals, types, ni, n);
+    bool nonneg[32];
+    int ni = gather_indices(L, n->u.subscript.index, vals, types, nonneg, 32);
+    LLVMValueRef addr = elem_addr_n(L, v, vt, vals, types, nonneg, ni, n);
     if (ni == vt->ndim)
         return lower_convert(L, lower_load_elem(L, addr, vt->dtype), jt_scalar(L->vm, (JKind)vt->dtype),
                              info->type, n);
@@ -585,7 +706,9 @@ LLVMValueRef lower_expr(Lower *L, AstNode *n) {
         const JType *ot = info->op_type ? info->op_type : t;
         LLVMValueRef a = lower_expr_as(L, n->u.binop.left, ot);
         LLVMValueRef b = lower_expr_as(L, n->u.binop.right, ot);
-        return lower_convert(L, lower_binop(L, n->u.binop.op, a, b, ot, n), ot, t, n);
+        LLVMValueRef r = ot->kind == JK_INT64 ? binop_narrow(L, n, a, b) : NULL;
+        if (!r) r = lower_binop(L, n->u.binop.op, a, b, ot, n);
+        return lower_convert(L, r, ot, t, n);
     }
     case AST_UNARYOP: return lower_unary(L, n, info);
     case AST_BOOLOP: return lower_boolop(L, n, info);

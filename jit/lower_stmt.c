@@ -96,10 +96,14 @@ static void lower_if(Lower *L, AstNode *s) {
     LLVMBasicBlockRef end = LLVMAppendBasicBlockInContext(L->C, L->fn, "endif");
     LLVMBuildCondBr(L->B, c, bt, bf);
     LLVMPositionBuilderAtEnd(L->B, bt);
+    int mark = lower_facts_push(L, s->u.if_.test, true, &s->u.if_.body);
     lower_body(L, &s->u.if_.body);
+    lower_facts_pop(L, mark);
     if (!LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(L->B))) LLVMBuildBr(L->B, end);
     LLVMPositionBuilderAtEnd(L->B, bf);
+    mark = lower_facts_push(L, s->u.if_.test, false, &s->u.if_.orelse);
     lower_body(L, &s->u.if_.orelse);
+    lower_facts_pop(L, mark);
     if (!LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(L->B))) LLVMBuildBr(L->B, end);
     LLVMPositionBuilderAtEnd(L->B, end);
 }
@@ -125,7 +129,9 @@ static void lower_while(Lower *L, AstNode *s) {
     LLVMBuildCondBr(L->B, cond_of(L, s->u.while_.test), body, els);
     LLVMPositionBuilderAtEnd(L->B, body);
     push_loop(L, end, head, s);
+    int mark = lower_facts_push(L, s->u.while_.test, true, &s->u.while_.body);
     lower_body(L, &s->u.while_.body);
+    lower_facts_pop(L, mark);
     L->nloops--;
     close_to(L, head);
     LLVMPositionBuilderAtEnd(L->B, els);
@@ -168,7 +174,20 @@ static void lower_for(Lower *L, AstNode *s) {
     } else {
         step = LLVMConstInt(L->t_i64, 1, 0);
     }
-    LLVMValueRef cur = lower_alloca(L, L->t_i64, "range.i");
+    /* 32-bit index variant: a 32-bit counter when start and stop fit and
+    ** the step is positive and small enough that i + step cannot wrap */
+    int64_t lo0 = 0, hi0 = 0, lo1, hi1, lo2 = 1, hi2 = 1;
+    bool c32 = sign > 0 && lower_range(L, args->items[args->len == 1 ? 0 : 1], &lo1, &hi1) &&
+               (args->len == 1 || lower_range(L, args->items[0], &lo0, &hi0)) &&
+               (args->len < 3 || lower_range(L, args->items[2], &lo2, &hi2)) && lo2 >= 1 &&
+               lo0 >= INT32_MIN && hi0 <= INT32_MAX && lo1 >= INT32_MIN && hi1 + hi2 <= INT32_MAX;
+    LLVMTypeRef ct = c32 ? L->t_i32 : L->t_i64;
+    if (c32) {
+        start = LLVMBuildTrunc(B, start, ct, "");
+        stop = LLVMBuildTrunc(B, stop, ct, "");
+        step = LLVMBuildTrunc(B, step, ct, "");
+    }
+    LLVMValueRef cur = lower_alloca(L, ct, "range.i");
     LLVMBuildStore(B, start, cur);
     LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(L->C, L->fn, "for.head");
     LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(L->C, L->fn, "for.body");
@@ -177,7 +196,7 @@ static void lower_for(Lower *L, AstNode *s) {
     LLVMBasicBlockRef end = LLVMAppendBasicBlockInContext(L->C, L->fn, "for.end");
     LLVMBuildBr(B, head);
     LLVMPositionBuilderAtEnd(B, head);
-    LLVMValueRef c = LLVMBuildLoad2(B, L->t_i64, cur, "");
+    LLVMValueRef c = LLVMBuildLoad2(B, ct, cur, "");
     LLVMValueRef cond;
     if (sign > 0) {
         cond = LLVMBuildICmp(B, LLVMIntSLT, c, stop, "");
@@ -193,14 +212,14 @@ static void lower_for(Lower *L, AstNode *s) {
     }
     LLVMBuildCondBr(B, cond, body, els);
     LLVMPositionBuilderAtEnd(B, body);
-    assign(L, s->u.for_.target, c, i64);
+    assign(L, s->u.for_.target, c32 ? LLVMBuildSExt(B, c, L->t_i64, "") : c, i64);
     push_loop(L, end, latch, s);
     lower_body(L, &s->u.for_.body);
     L->nloops--;
     close_to(L, latch);
     LLVMPositionBuilderAtEnd(B, latch);
-    LLVMValueRef c2 = LLVMBuildLoad2(B, L->t_i64, cur, "");
-    LLVMBuildStore(B, LLVMBuildAdd(B, c2, step, ""), cur);
+    LLVMValueRef c2 = LLVMBuildLoad2(B, ct, cur, "");
+    LLVMBuildStore(B, c32 ? LLVMBuildNSWAdd(B, c2, step, "") : LLVMBuildAdd(B, c2, step, ""), cur);
     LLVMBuildBr(B, head);
     LLVMPositionBuilderAtEnd(B, els);
     lower_body(L, &s->u.for_.orelse);

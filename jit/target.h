@@ -55,6 +55,13 @@ typedef struct JitChildMap {
     int n, cap;
 } JitChildMap;
 
+/* ge >= le (strict: ge > le) holds where the lowering is (lower_ranges.c). */
+typedef struct LowerFact {
+    AstNode *ge, *le;
+    bool strict;
+} LowerFact;
+#define LOWER_MAX_FACTS 32
+
 /* The lowering state of one module. */
 struct Lower {
     VM *vm;
@@ -84,6 +91,15 @@ struct Lower {
     int nshared;
     LLVMValueRef dyn_off;      /* CPU: i64 global holding the dynamic shared offset, or NULL */
     bool needs_libdevice;
+    /* JitOptions.narrow_index: extents, sizes and gridDim * blockDim < 2^31 */
+    bool narrow;
+    /* lower_ranges.c: how the current function assigns its locals */
+    JFunc *rng_f;
+    struct RangeDef *rng_defs;
+    int rng_depth;
+    int rng_budget;            /* expressions one lower_range query may still visit */
+    LowerFact facts[LOWER_MAX_FACTS]; /* comparisons known to hold here (innermost last) */
+    int nfacts;
     /* debug mode (lower_debug.c): bounds checks writing the module's error record */
     bool debug;
     char err_symbol[64];       /* the record global's name (unique per CPU module) */
@@ -153,10 +169,28 @@ void lower_store_elem(Lower *L, LLVMValueRef addr, NDType dt, LLVMValueRef v);
 LLVMValueRef lower_binop(Lower *L, BinOp op, LLVMValueRef a, LLVMValueRef b, const JType *t,
                          const AstNode *at);
 LLVMValueRef lower_sreg64(Lower *L, JSreg which, int dim);
+/* An i64 extent known to be in [0, 2^31) (L->narrow): zext nneg of its trunc. */
+LLVMValueRef lower_narrow_extent(Lower *L, LLVMValueRef v64);
 /* Applies the fast-math flags to v when the kernel asked for them. */
 LLVMValueRef lower_fm(Lower *L, LLVMValueRef v);
 /* Opens a fresh block when the current one is terminated (dead code). */
 void lower_open_block(Lower *L);
+
+/* ---- lower_ranges.c ---- */
+/* Under L->narrow: [*lo, *hi] bounds every value the integer expression n
+** can take (false: not narrow, or not an integer). */
+bool lower_range(Lower *L, AstNode *n, int64_t *lo, int64_t *hi);
+/* lower_range within [INT32_MIN, INT32_MAX]. */
+bool lower_fits_i32(Lower *L, AstNode *n);
+void lower_ranges_free(Lower *L);
+/* Whether subscript index e is >= 0 whenever the access is in bounds
+** (so the negative-index wrap can be skipped): lower_range, or a - b under
+** a fact a >= b. */
+bool lower_index_nonneg(Lower *L, AstNode *e);
+/* Pushes the facts that hold in body when test is true (holds) or false;
+** returns the mark to pop back to after the body. */
+int lower_facts_push(Lower *L, AstNode *test, bool holds, AstList *body);
+void lower_facts_pop(Lower *L, int mark);
 
 /* ---- lower_debug.c ---- */
 /* Debug mode: branches to the error path unless 0 <= idx[k] < dims[k] for
@@ -197,6 +231,10 @@ typedef struct JitCompileChain {
 } JitCompileChain;
 /* Compiles (for the CPU) every kernel that k->func, or a device function it
 ** calls, launches, into map (owned ones also into k->children). */
+/* Whether root, or a function it calls, launches a kernel. Such kernels
+** take the general (int64) index variant: the grids they launch are never
+** checked against 2^31 threads the way the host's launches are. */
+bool jit_launches_kernels(JFunc *root);
 bool jit_compile_children(VM *vm, JitKernel *k, const JitOptions *opts, JitChildMap *map, char *err,
                           size_t errsize);
 

@@ -6,7 +6,7 @@
 ** key is FNV-1a 64 over the text of the file defining the kernel (so device
 ** functions and globals it reads are covered), the kernel's qualified name,
 ** the argument type names, the target, the compute capability (and
-** GPY_CUDA_ARCH), fastmath, the gpy and LLVM versions, and the values of
+** GPY_CUDA_ARCH), fastmath, the 32-bit index variant (JitOptions), the gpy and LLVM versions, and the values of
 ** the globals inference froze into the code as constants.
 **
 ** File layout (little-endian host order; a cache is per machine):
@@ -80,14 +80,15 @@ static bool cache_dir(char *buf, size_t size) {
 }
 
 /* The key of f's specialization for target; false when it must not be cached. */
-static bool cache_key(const JFunc *f, Function *fn, int target, int cc, bool fastmath, uint64_t *key) {
+static bool cache_key(const JFunc *f, Function *fn, int target, int cc, const JitOptions *o, uint64_t *key) {
     uint64_t h = JIT_FNV_OFFSET;
     h = fnv_str(h, "gpy-kernel-cache");
     h = fnv_str(h, GPY_VERSION);
     unsigned maj = 0, min = 0, patch = 0;
     LLVMGetVersion(&maj, &min, &patch);
     char num[64];
-    snprintf(num, sizeof num, "llvm %u.%u.%u target %d cc %d fm %d", maj, min, patch, target, cc, fastmath ? 1 : 0);
+    snprintf(num, sizeof num, "llvm %u.%u.%u target %d cc %d fm %d narrow %d", maj, min, patch, target, cc,
+             o->fastmath ? 1 : 0, o->narrow_index ? 1 : 0);
     h = fnv_str(h, num);
     h = fnv_str(h, target == JIT_TARGET_PTX ? getenv("GPY_CUDA_ARCH") : NULL);
     if (target == JIT_TARGET_CPU) { /* native code is for this CPU */
@@ -164,7 +165,7 @@ static char *take_str(const char **p, const char *end) {
 }
 
 JitKernel *cuda_cache_load(VM *vm, Function *fn, int nargs, const JType *const *tys, int target, int cc,
-                           bool fastmath) {
+                           const JitOptions *o) {
     CudaState *st = cuda_state(vm);
     char dir[2048], path[4096], err[512];
     st->cache_misses++; /* undone on a hit */
@@ -173,7 +174,7 @@ JitKernel *cuda_cache_load(VM *vm, Function *fn, int nargs, const JType *const *
     JFunc *f = jit_infer(vm, fn, nargs, tys, true, err, sizeof err);
     if (!f) return NULL; /* the compile that follows reports the error */
     uint64_t key;
-    if (!cache_key(f, fn, target, cc, fastmath, &key)) {
+    if (!cache_key(f, fn, target, cc, o, &key)) {
         jf_free(f);
         return NULL;
     }
@@ -261,7 +262,7 @@ static bool put_str(char **buf, size_t *len, size_t *cap, const char *s) {
     return put_bytes(buf, len, cap, s, s ? strlen(s) : 0);
 }
 
-void cuda_cache_store(VM *vm, Function *fn, const JitKernel *k, int target, int cc, bool fastmath) {
+void cuda_cache_store(VM *vm, Function *fn, const JitKernel *k, int target, int cc, const JitOptions *o) {
     CudaState *st = cuda_state(vm);
     if ((target != JIT_TARGET_CPU && target != JIT_TARGET_PTX) || !k || !k->func || k->debug) return;
     if (target == JIT_TARGET_PTX && !k->ptx) return;
@@ -274,7 +275,7 @@ void cuda_cache_store(VM *vm, Function *fn, const JitKernel *k, int target, int 
         if (sizes[i] != k->params[i].size) return;
     char dir[2048], path[4096], tmp[4096 + 16];
     uint64_t key;
-    if (!cache_key(k->func, fn, target, cc, fastmath, &key) || !cache_dir(dir, sizeof dir)) return;
+    if (!cache_key(k->func, fn, target, cc, o, &key) || !cache_dir(dir, sizeof dir)) return;
     cache_path(path, sizeof path, dir, fn, target, key);
     JitCpuObject obj;
     char err[512];

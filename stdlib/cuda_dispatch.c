@@ -32,6 +32,7 @@
 typedef struct Spec {
     int nargs;
     const JType **types; /* gc_malloc'd, nargs entries (the cache key) */
+    bool narrow;         /* compiled with JitOptions.narrow_index (also part of the key) */
     JitKernel *k;        /* CPU target (+ PTX when GPY_DUMP_PTX was set) */
     JitKernel *ptx;      /* a PTX-only compile made for inspect_asm, or NULL */
     /* GPU: k holds PTX for the device's compute capability, loaded lazily */
@@ -375,7 +376,7 @@ static bool dump_ptx(const char *dir, JitKernel *k, char *err, size_t errsize) {
 }
 
 /* Compiles d for the argument types and adds the specialization to its cache. */
-static Spec *compile_spec(VM *vm, Dispatcher *d, int nargs, const JType *const *tys) {
+static Spec *compile_spec(VM *vm, Dispatcher *d, int nargs, const JType *const *tys, bool narrow) {
     CudaState *st = cuda_state(vm);
     if (d->nspecs == d->cap) {
         int cap = d->cap ? d->cap * 2 : 4;
@@ -394,13 +395,13 @@ static Spec *compile_spec(VM *vm, Dispatcher *d, int nargs, const JType *const *
     }
     char err[4096];
     err[0] = '\0';
-    JitOptions jo = {.fastmath = d->fastmath, .debug = d->debug};
+    JitOptions jo = {.fastmath = d->fastmath, .debug = d->debug, .narrow_index = narrow && !d->debug};
     /* the disk cache holds one target per entry (not the CPU+PTX of GPY_DUMP_PTX) */
     bool use_cache = d->cache && !d->debug && (targets == JIT_TARGET_CPU || targets == JIT_TARGET_PTX);
-    JitKernel *k = use_cache ? cuda_cache_load(vm, disp_fn(d), nargs, types, targets, cc, d->fastmath) : NULL;
+    JitKernel *k = use_cache ? cuda_cache_load(vm, disp_fn(d), nargs, types, targets, cc, &jo) : NULL;
     if (!k) {
         k = jit_compile_opts(vm, disp_fn(d), nargs, types, targets, cc, &jo, err, sizeof err);
-        if (k && use_cache) cuda_cache_store(vm, disp_fn(d), k, targets, cc, d->fastmath);
+        if (k && use_cache) cuda_cache_store(vm, disp_fn(d), k, targets, cc, &jo);
     }
     if (!k) {
         gc_free(vm, (void *)types, (size_t)(nargs ? nargs : 1) * sizeof(JType *));
@@ -410,6 +411,7 @@ static Spec *compile_spec(VM *vm, Dispatcher *d, int nargs, const JType *const *
     Spec *s = &d->specs[d->nspecs++];
     s->nargs = nargs;
     s->types = types;
+    s->narrow = jo.narrow_index;
     s->k = k;
     s->ptx = NULL;
     s->gpu = gpu != NULL;
@@ -426,15 +428,16 @@ static Spec *compile_spec(VM *vm, Dispatcher *d, int nargs, const JType *const *
     return s;
 }
 
-/* The cached specialization whose key is exactly tys, or NULL. */
-static inline Spec *find_spec(Dispatcher *d, int nargs, const JType *const *tys) {
+/* The cached specialization whose key is exactly (tys, narrow), or NULL. */
+static inline Spec *find_spec(Dispatcher *d, int nargs, const JType *const *tys, bool narrow) {
     if (d->last < d->nspecs) {
         Spec *s = &d->specs[d->last];
-        if (s->nargs == nargs && memcmp(s->types, tys, (size_t)nargs * sizeof(JType *)) == 0) return s;
+        if (s->nargs == nargs && s->narrow == narrow && memcmp(s->types, tys, (size_t)nargs * sizeof(JType *)) == 0)
+            return s;
     }
     for (int i = 0; i < d->nspecs; i++) {
         Spec *s = &d->specs[i];
-        if (s->nargs == nargs && memcmp(s->types, tys, (size_t)nargs * sizeof(JType *)) == 0) {
+        if (s->nargs == nargs && s->narrow == narrow && memcmp(s->types, tys, (size_t)nargs * sizeof(JType *)) == 0) {
             d->last = i;
             return s;
         }
@@ -803,6 +806,40 @@ static Value launch_gpu(VM *vm, Launch *l, Dispatcher *d, Spec *s, Marshal *m, i
     return NONE_VAL;
 }
 
+/* ------------------------------------------- the 32-bit index variant */
+
+#define NARROW_LIMIT ((uint64_t)1 << 31)
+
+/* Whether every array in v has extents and a size below 2^31 (the
+** kernel then computes element indices in 32 bits; byte offsets of
+** strided arrays stay 64-bit). */
+static bool value_is_narrow(VM *vm, Value v, int depth) {
+    if (!IS_OBJ(v)) return true;
+    if (depth > 8) return false; /* deeply nested tuples: the general variant */
+    if (IS_TUPLE(vm, v)) {
+        Tuple *t = AS_TUPLE(v);
+        for (int64_t i = 0; i < t->len; i++)
+            if (!value_is_narrow(vm, t->items[i], depth + 1)) return false;
+        return true;
+    }
+    NDArray *a = cuda_array_of(vm, v);
+    if (!a) return true;
+    if ((uint64_t)a->size >= NARROW_LIMIT) return false;
+    for (int k = 0; k < a->ndim; k++)
+        if ((uint64_t)a->shape[k] >= NARROW_LIMIT) return false;
+    return true;
+}
+
+/* Whether launch l with these arguments may run the 32-bit index variant
+** (JitOptions.narrow_index): arrays as above, gridDim * blockDim < 2^31. */
+static bool launch_is_narrow(VM *vm, Launch *l, int argc, Value *argv) {
+    for (int i = 0; i < 3; i++)
+        if ((uint64_t)l->grid[i] * l->block[i] >= NARROW_LIMIT) return false;
+    for (int i = 0; i < argc; i++)
+        if (!value_is_narrow(vm, argv[i], 0)) return false;
+    return true;
+}
+
 /* Runs one launch: types, cache, marshalling, CPU device. */
 static Value launch_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs) {
     Launch *l = (Launch *)AS_OBJ(self);
@@ -819,7 +856,8 @@ static Value launch_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs
         tys[i] = arg_type(vm, st, argv[i], err, sizeof err);
         if (!tys[i]) vm_raise_kind(vm, TypeError, "kernel '%s' argument %d: %s", disp_name(d), i + 1, err);
     }
-    Spec *s = d->eager ? find_eager(d, argc, tys) : find_spec(d, argc, tys);
+    bool narrow = !d->eager && !d->debug && launch_is_narrow(vm, l, argc, argv);
+    Spec *s = d->eager ? find_eager(d, argc, tys) : find_spec(d, argc, tys, narrow);
     if (!s) {
         if (d->eager) {
             char tb[1024];
@@ -827,7 +865,7 @@ static Value launch_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs
             vm_raise(vm, st->t_typing_error, "No matching definition for argument type(s) %s of kernel '%s'", tb,
                      disp_name(d));
         }
-        s = compile_spec(vm, d, argc, tys);
+        s = compile_spec(vm, d, argc, tys, narrow);
     }
     JitKernel *k = s->k;
     Marshal m;
@@ -922,10 +960,13 @@ static Value disp_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs) 
                   disp_name(d));
 }
 
-/* Key of a spec in the inspect_* dicts: "(array(float32, 1d, C), int64)". */
-static Value spec_key(VM *vm, Spec *s) {
+/* Key of a spec in the inspect_* dicts: "(array(float32, 1d, C), int64)".
+** A launch-compiled spec without the 32-bit index variant (an array with
+** 2^31 or more elements came in) says so: "(array(float32, 1d, C)) [int64 extents]". */
+static Value spec_key(VM *vm, Spec *s, bool eager) {
     char buf[2048];
-    types_str(s->types, s->nargs, buf, sizeof buf);
+    types_str(s->types, s->nargs, buf, sizeof buf - 32);
+    if (!eager && !s->narrow) strcat(buf, " [int64 extents]");
     return STR_VAL(str_cstr(vm, buf));
 }
 
@@ -939,7 +980,7 @@ static Value disp_getattr(VM *vm, Value self, Str *name) {
     if (strcmp(n, "signatures") == 0) {
         List *l = list_new(vm, d->nspecs);
         vm_push_root(vm, OBJ_VAL(l));
-        for (int i = 0; i < d->nspecs; i++) list_append(vm, l, spec_key(vm, &d->specs[i]));
+        for (int i = 0; i < d->nspecs; i++) list_append(vm, l, spec_key(vm, &d->specs[i], d->eager || d->debug));
         vm_pop_roots(vm, 1);
         return OBJ_VAL(l);
     }
@@ -953,7 +994,7 @@ static Spec *pick_spec(VM *vm, Dispatcher *d, Value sig) {
     if (IS_EMPTY(sig) || IS_NONE(sig)) return NULL;
     if (IS_STR(vm, sig)) {
         for (int i = 0; i < d->nspecs; i++)
-            if (str_equal(AS_STR(spec_key(vm, &d->specs[i])), AS_STR(sig))) return &d->specs[i];
+            if (str_equal(AS_STR(spec_key(vm, &d->specs[i], d->eager || d->debug)), AS_STR(sig))) return &d->specs[i];
         const JType *tys[MAX_ARGS], *ret;
         char err[256];
         int n = cuda_parse_signature(vm, AS_STR(sig)->chars, tys, MAX_ARGS, &ret, err, sizeof err);
@@ -978,12 +1019,12 @@ static Value spec_text(VM *vm, Dispatcher *d, Spec *s, InspectWhat what) {
     if (!s->ptx) {
         char err[4096];
         err[0] = '\0';
-        JitOptions jo = {.fastmath = d->fastmath, .debug = d->debug};
+        JitOptions jo = {.fastmath = d->fastmath, .debug = d->debug, .narrow_index = s->narrow};
         bool use_cache = d->cache && !d->debug;
-        s->ptx = use_cache ? cuda_cache_load(vm, disp_fn(d), s->nargs, s->types, JIT_TARGET_PTX, 0, d->fastmath) : NULL;
+        s->ptx = use_cache ? cuda_cache_load(vm, disp_fn(d), s->nargs, s->types, JIT_TARGET_PTX, 0, &jo) : NULL;
         if (!s->ptx) {
             s->ptx = jit_compile_opts(vm, disp_fn(d), s->nargs, s->types, JIT_TARGET_PTX, 0, &jo, err, sizeof err);
-            if (s->ptx && use_cache) cuda_cache_store(vm, disp_fn(d), s->ptx, JIT_TARGET_PTX, 0, d->fastmath);
+            if (s->ptx && use_cache) cuda_cache_store(vm, disp_fn(d), s->ptx, JIT_TARGET_PTX, 0, &jo);
         }
         if (!s->ptx) vm_raise(vm, cuda_state(vm)->t_typing_error, "%s", err[0] ? err : "PTX compilation failed");
         cuda_hook_order(vm);
@@ -1003,7 +1044,7 @@ static Value inspect(VM *vm, const char *fname, InspectWhat what, int argc, Valu
     Dict *out = dict_new(vm);
     vm_push_root(vm, OBJ_VAL(out));
     for (int i = 0; i < d->nspecs; i++) {
-        Value key = spec_key(vm, &d->specs[i]);
+        Value key = spec_key(vm, &d->specs[i], d->eager || d->debug);
         vm_push_root(vm, key);
         Value text = spec_text(vm, d, &d->specs[i], what);
         vm_push_root(vm, text);
@@ -1108,7 +1149,7 @@ static Value dispatcher_new(VM *vm, Value fn, Value sigs, bool device, bool fast
             if (device) continue; /* device functions specialize at their call sites */
             if (ret->kind != JK_VOID) vm_raise(vm, st->t_typing_error, "CUDA kernel must have void return type (signature '%s')", text);
             d->eager = true;
-            if (!find_spec(d, n, tys)) compile_spec(vm, d, n, tys);
+            if (!find_spec(d, n, tys, false)) compile_spec(vm, d, n, tys, false);
         }
         vm_pop_roots(vm, 1);
     }

@@ -123,9 +123,9 @@ int cuda_parse_signature(VM *vm, const char *s, const JType **out, int max, cons
 ** (JIT_TARGET_CPU or JIT_TARGET_PTX), or NULL (a miss: the caller compiles
 ** and stores). Never raises. */
 JitKernel *cuda_cache_load(VM *vm, Function *fn, int nargs, const JType *const *tys, int target, int cc,
-                           bool fastmath);
+                           const JitOptions *o);
 /* Writes k (compiled for that single target) to the cache; failures are ignored. */
-void cuda_cache_store(VM *vm, Function *fn, const JitKernel *k, int target, int cc, bool fastmath);
+void cuda_cache_store(VM *vm, Function *fn, const JitKernel *k, int target, int cc, const JitOptions *o);
 /* GPY_CACHE_STATS=1: prints "gpy cache: N hits, M misses, W writes" to stderr. */
 void cuda_cache_report(VM *vm, CudaState *st);
 
