@@ -49,7 +49,10 @@ typedef struct Site {
     int depth;      /* skeleton loops around it */
 } Site;
 
-typedef enum { ST_REGION, ST_UNIFORM, ST_SYNC, ST_FOR, ST_WHILE, ST_IF } StmtKind;
+/* REGION: runs in a thread loop; SA: a uniform variable's one assignment,
+** run once per block before the thread loop of its region; UNIFORM: a
+** uniform variable's assignment run once per block between regions. */
+typedef enum { ST_REGION, ST_SA, ST_UNIFORM, ST_SYNC, ST_FOR, ST_WHILE, ST_IF } StmtKind;
 
 struct CpuRegions {
     JFunc *f;
@@ -57,6 +60,9 @@ struct CpuRegions {
     uint8_t *uniform;     /* same value in every thread of the block: one scalar */
     uint8_t *hoisted;     /* uniform, its assignments run once per block between regions */
     uint8_t *per_thread;  /* crosses regions: a slot per thread in the scratch */
+    uint8_t *remat;       /* a function of the thread index assigned once: recomputed in each region */
+    AstNode **remat_rhs;  /* its expression */
+    uint8_t *remat_live;  /* lowering: its assignment was emitted (later regions recompute it) */
     uint8_t *other;       /* planning: assigned somewhere other than a skeleton site */
     uint8_t *exposed;     /* planning: read before written in some region */
     Site *sites;
@@ -388,8 +394,9 @@ static void fix_uniform(CpuRegions *P) {
         }
     }
     /* A uniform variable assigned once, by a plain `=` outside skeleton loops
-    ** and not from itself, may stay in its region: every thread stores the
-    ** same value before any read. Others are hoisted. */
+    ** and not from itself, is computed just before the thread loop of its
+    ** region (SA): no read can come before its assignment. Others are
+    ** hoisted: their assignments run where they stand, between regions. */
     for (int v = 0; v < f->nvars; v++) {
         if (!P->uniform[v]) continue;
         int n = 0;
@@ -415,7 +422,7 @@ static StmtKind classify(CpuRegions *P, AstNode *s) {
     AstNode *rhs;
     bool aug;
     int v = simple_target(P, s, &rhs, &aug);
-    if (v >= 0 && P->uniform[v] && P->hoisted[v]) return ST_UNIFORM;
+    if (v >= 0 && P->uniform[v]) return P->hoisted[v] ? ST_UNIFORM : ST_SA;
     return ST_REGION;
 }
 
@@ -570,7 +577,7 @@ static void flow_skeleton(CpuRegions *P, AstList *body) {
     for (int k = 0; k < body->len; k++) {
         AstNode *s = body->items[k];
         switch (classify(P, s)) {
-        case ST_REGION: flow_stmt(P, s, def); continue; /* def carries on inside one region */
+        case ST_REGION: case ST_SA: flow_stmt(P, s, def); continue; /* def carries on inside one region */
         case ST_FOR: flow_skeleton(P, &s->u.for_.body); break;
         case ST_WHILE: flow_skeleton(P, &s->u.while_.body); break;
         case ST_IF:
@@ -582,6 +589,67 @@ static void flow_skeleton(CpuRegions *P, AstList *body) {
         memset(def, 0, (size_t)P->nvars + 1); /* a region ends here */
     }
     free(def);
+}
+
+/* An expression of the thread and block indices, constants and uniform
+** variables that never change (parameters, SA variables): the same in every
+** region for a given thread. */
+static bool index_expr(const CpuRegions *P, AstNode *n) {
+    if (!n) return true;
+    JInfo *i = jf_info(P->f, n);
+    switch (n->kind) {
+    case AST_INT: case AST_FLOAT: case AST_TRUE: case AST_FALSE: return true;
+    case AST_NAME: {
+        if (i && i->builtin == JB_CONST) return true;
+        int v = var_of(P, n);
+        return v >= 0 ? P->uniform[v] && !P->hoisted[v] : is_value_free(i);
+    }
+    case AST_ATTRIBUTE:
+        if (!i) return false;
+        switch (i->builtin) {
+        case JB_CONST: case JB_THREADIDX_X: case JB_THREADIDX_Y: case JB_THREADIDX_Z: case JB_BLOCKIDX_X:
+        case JB_BLOCKIDX_Y: case JB_BLOCKIDX_Z: case JB_BLOCKDIM_X: case JB_BLOCKDIM_Y: case JB_BLOCKDIM_Z:
+        case JB_GRIDDIM_X: case JB_GRIDDIM_Y: case JB_GRIDDIM_Z: case JB_WARPSIZE: case JB_LANEID:
+            return true;
+        case JB_ARRAY_SHAPE: case JB_ARRAY_SIZE: case JB_ARRAY_NDIM: return index_expr(P, n->u.attr.value);
+        case JB_NONE: return is_value_free(i);
+        default: return false;
+        }
+    case AST_BINOP: return index_expr(P, n->u.binop.left) && index_expr(P, n->u.binop.right);
+    case AST_UNARYOP: return index_expr(P, n->u.unary.operand);
+    case AST_CALL: {
+        if (!i) return false;
+        JBuiltin b = i->builtin;
+        bool ok = b == JB_GRID || b == JB_GRIDSIZE || b == JB_MIN || b == JB_MAX || b == JB_INT || b == JB_CAST;
+        if (!ok || n->u.call.keywords.len) return false;
+        for (int k = 0; k < n->u.call.args.len; k++)
+            if (!index_expr(P, n->u.call.args.items[k])) return false;
+        return true;
+    }
+    default: return false;
+    }
+}
+
+/* Non-uniform variables assigned exactly once, at the top of the skeleton,
+** from an index expression (t = cuda.threadIdx.x, i = cuda.grid(1)): each
+** region recomputes them instead of keeping a slot per thread, which keeps
+** their value ranges visible to LLVM (affine accesses vectorize). */
+static void find_remat(CpuRegions *P) {
+    for (int v = 0; v < P->nvars; v++) {
+        if (P->uniform[v] || P->other[v] || P->f->vars[v].param_index >= 0) continue;
+        int n = 0;
+        const Site *one = NULL;
+        for (int k = 0; k < P->nsites; k++)
+            if (P->sites[k].var == v) {
+                n++;
+                one = &P->sites[k];
+            }
+        if (n == 1 && !one->is_for && !one->aug && one->depth == 0 && !reads_var(P, one->rhs, v) &&
+            index_expr(P, one->rhs)) {
+            P->remat[v] = 1;
+            P->remat_rhs[v] = one->rhs;
+        }
+    }
 }
 
 static bool note_local(void *cx, AstNode *n) {
@@ -613,6 +681,9 @@ void cpu_regions_free(CpuRegions *P) {
     free(P->uniform);
     free(P->hoisted);
     free(P->per_thread);
+    free(P->remat);
+    free(P->remat_rhs);
+    free(P->remat_live);
     free(P->other);
     free(P->exposed);
     free(P->sites);
@@ -639,7 +710,12 @@ CpuRegions *cpu_regions_plan(VM *vm, JFunc *f) {
     P->per_thread = calloc(n, 1);
     P->other = calloc(n, 1);
     P->exposed = calloc(n, 1);
-    if (!P->uniform || !P->hoisted || !P->per_thread || !P->other || !P->exposed) goto fail;
+    P->remat = calloc(n, 1);
+    P->remat_rhs = calloc(n, sizeof *P->remat_rhs);
+    P->remat_live = calloc(n, 1);
+    if (!P->uniform || !P->hoisted || !P->per_thread || !P->other || !P->exposed || !P->remat || !P->remat_rhs ||
+        !P->remat_live)
+        goto fail;
     AstList *body = &f->def->u.func.body;
     walk_list(body, needs_fibers, P);
     if (P->fail) goto fail;
@@ -652,7 +728,8 @@ CpuRegions *cpu_regions_plan(VM *vm, JFunc *f) {
     flow_skeleton(P, body);
     walk_list(body, note_local, P);
     if (P->fail) goto fail;
-    for (int v = 0; v < f->nvars; v++) P->per_thread[v] = P->exposed[v] && !P->uniform[v];
+    find_remat(P);
+    for (int v = 0; v < f->nvars; v++) P->per_thread[v] = P->exposed[v] && !P->uniform[v] && !P->remat[v];
     return P;
 fail:
     cpu_regions_free(P);
@@ -707,6 +784,12 @@ static void thread_loop(Lower *L, RegionBody body, void *cx) {
         if (P->per_thread[v]) {
             LLVMTypeRef ty = lower_type(L, P->f->vars[v].type);
             L->vars[v] = LLVMBuildInBoundsGEP2(B, ty, P->base[v], &row, 1, "");
+        }
+    for (int v = 0; v < P->nvars; v++)
+        if (P->remat_live[v] && L->vars[v]) {
+            AstNode *rhs = P->remat_rhs[v];
+            LLVMValueRef x = lower_convert(L, lower_expr(L, rhs), lower_info(L, rhs)->type, P->f->vars[v].type, rhs);
+            LLVMBuildStore(B, x, L->vars[v]);
         }
     LLVMBasicBlockRef saved_ret = L->ret_bb;
     int saved_loops = L->nloops;
@@ -837,11 +920,23 @@ static void lower_skeleton(Lower *L, AstList *body) {
     while (k < body->len) {
         AstNode *s = body->items[k];
         switch (classify(P, s)) {
-        case ST_REGION: {
-            int e = k;
-            while (e < body->len && classify(P, body->items[e]) == ST_REGION) e++;
-            Stmts st = {body->items + k, e - k};
-            thread_loop(L, region_stmts, &st);
+        case ST_REGION: case ST_SA: {
+            AstNode *run[256];
+            int e = k, n = 0;
+            for (; e < body->len && n < 256; e++) {
+                StmtKind sk = classify(P, body->items[e]);
+                if (sk == ST_SA) lower_uniform_stmt(L, body->items[e]); /* before the loop: see fix_uniform */
+                else if (sk == ST_REGION) run[n++] = body->items[e];
+                else break;
+            }
+            Stmts st = {run, n};
+            if (n) thread_loop(L, region_stmts, &st);
+            for (int r = 0; r < n; r++) { /* from now on, regions recompute these */
+                AstNode *rhs;
+                bool aug;
+                int v = simple_target(P, run[r], &rhs, &aug);
+                if (v >= 0 && P->remat[v]) P->remat_live[v] = 1;
+            }
             k = e;
             continue;
         }
@@ -882,6 +977,10 @@ static void layout_scratch(Lower *L) {
     LLVMTypeRef pt[2] = {L->t_ptr, L->t_i64};
     LLVMValueRef a[2] = {L->ctx, LLVMBuildMul(B, nthreads, LLVMConstInt(L->t_i64, per, 0), "")};
     LLVMValueRef scratch = lower_call_named(L, "gpy_cpu_scratch", L->t_ptr, pt, a, 2, false);
+    /* the worker's own buffer: aliases nothing the kernel sees (like malloc) */
+    unsigned na = LLVMGetEnumAttributeKindForName("noalias", 7);
+    LLVMAddAttributeAtIndex(LLVMGetNamedFunction(L->M, "gpy_cpu_scratch"), LLVMAttributeReturnIndex,
+                            LLVMCreateEnumAttribute(L->C, na, 0));
     /* no memory for it: the runtime reports the error after the block */
     LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(L->C, L->fn, "scratch.ok");
     LLVMBuildCondBr(B, LLVMBuildIsNull(B, scratch, ""), P->ret_bb, ok);
