@@ -55,7 +55,7 @@ typedef struct Site {
 typedef enum { ST_REGION, ST_SA, ST_UNIFORM, ST_SYNC, ST_FOR, ST_WHILE, ST_IF } StmtKind;
 
 struct CpuRegions {
-    JFunc *f;
+    const JFunc *f;
     int nvars;
     uint8_t *uniform;     /* same value in every thread of the block: one scalar */
     uint8_t *hoisted;     /* uniform, its assignments run once per block between regions */
@@ -378,7 +378,7 @@ static void scan_skeleton(CpuRegions *P, AstList *body, int depth) {
 }
 
 static void fix_uniform(CpuRegions *P) {
-    JFunc *f = P->f;
+    const JFunc *f = P->f;
     for (int v = 0; v < f->nvars; v++) P->uniform[v] = !P->other[v];
     bool changed = true;
     while (changed) {
@@ -695,8 +695,7 @@ void cpu_regions_free(CpuRegions *P) {
     free(P);
 }
 
-CpuRegions *cpu_regions_plan(VM *vm, JFunc *f) {
-    (void)vm;
+CpuRegions *cpu_regions_plan(const JFunc *f) {
     if (!f->is_kernel || !f->uses_barrier) return NULL;
     const char *env = getenv("GPY_CPU_REGIONS");
     if (env && strcmp(env, "0") == 0) return NULL;

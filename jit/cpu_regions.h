@@ -16,7 +16,7 @@ typedef struct CpuRegions CpuRegions;
 ** the fiber path (a barrier under thread-dependent control flow, an early
 ** return before a barrier, warp collectives, barrier reductions, print,
 ** a device function with a barrier, or GPY_CPU_REGIONS=0). */
-CpuRegions *cpu_regions_plan(VM *vm, JFunc *f);
+CpuRegions *cpu_regions_plan(const JFunc *f);
 void cpu_regions_free(CpuRegions *p);
 
 /* Lowers the kernel's body as regions (instead of lower_body); L->regions

@@ -364,7 +364,7 @@ static bool compile_cpu(VM *vm, struct JitState *js, JFunc *f, bool fastmath, Ji
     snprintf(L.err_symbol, sizeof L.err_symbol, "%s_%u", JIT_DEBUG_ERR_SYMBOL, js->serial + 1);
     /* barrier kernels run as loops over the block's threads when their
     ** barriers allow it (cpu_regions.c); debug kernels keep the fibers */
-    if (f->uses_barrier && !k->debug) L.regions = cpu_regions_plan(vm, f);
+    if (f->uses_barrier && !k->debug) L.regions = cpu_regions_plan(f);
     bool regions = L.regions != NULL;
     LLVMValueRef body = build(&L, f, false);
     char bname[200], tname[200], ename[64];
