@@ -16,9 +16,13 @@
 **     (=, op=, annotated) of a uniform expression placed directly in a
 **     skeleton list, or it is the target of a skeleton for loop
 **     (a fixed point: parameters start uniform).
-**   - No warp collective, syncthreads_count/_and/_or, print or device
-**     function with a barrier; no break/continue leaving a skeleton loop's
-**     ordinary statement; no return before the last top-level barrier.
+**   - syncthreads_count/_and/_or only as a skeleton statement of its own
+**     (`v = cuda.syncthreads_count(pred)` or the bare call): the region
+**     before it folds each thread's predicate into one accumulator, and a
+**     thread loop of its own gives every thread the result.
+**   - No warp collective, print or device function with a barrier; no
+**     break/continue leaving a skeleton loop's ordinary statement; no
+**     return before the last top-level barrier.
 **
 ** Lowering: consecutive ordinary statements form a region, emitted as
 ** z/y/x loops over the block's threads with threadIdx = the loop indices.
@@ -49,10 +53,10 @@ typedef struct Site {
     int depth;      /* skeleton loops around it */
 } Site;
 
-/* REGION: runs in a thread loop; SA: a uniform variable's one assignment,
+/* REGION: runs in a thread loop; REDUCE: syncthreads_count/_and/_or; SA: a uniform variable's one assignment,
 ** run once per block before the thread loop of its region; UNIFORM: a
 ** uniform variable's assignment run once per block between regions. */
-typedef enum { ST_REGION, ST_SA, ST_UNIFORM, ST_SYNC, ST_FOR, ST_WHILE, ST_IF } StmtKind;
+typedef enum { ST_REGION, ST_SA, ST_UNIFORM, ST_SYNC, ST_REDUCE, ST_FOR, ST_WHILE, ST_IF } StmtKind;
 
 struct CpuRegions {
     const JFunc *f;
@@ -150,16 +154,21 @@ static bool needs_fibers(void *cx, AstNode *n) {
     JInfo *i = jf_info(P->f, n);
     if (!i) return true;
     JBuiltin b = i->builtin;
-    if (b == JB_SYNCTHREADS_COUNT || b == JB_SYNCTHREADS_AND || b == JB_SYNCTHREADS_OR || b == JB_PRINT ||
-        (b >= JB_SHFL_IDX && b <= JB_SYNCWARP) || (b == JB_DEVICE_CALL && i->callee && i->callee->uses_barrier)) {
+    if (b == JB_PRINT || (b >= JB_SHFL_IDX && b <= JB_SYNCWARP) || (b == JB_DEVICE_CALL && i->callee && i->callee->uses_barrier)) {
         P->fail = true;
         return false;
     }
     return true;
 }
 
+static bool is_reduce(JBuiltin b) {
+    return b == JB_SYNCTHREADS_COUNT || b == JB_SYNCTHREADS_AND || b == JB_SYNCTHREADS_OR;
+}
+
 static bool find_sync(void *cx, AstNode *n) {
-    return !(n->kind == AST_CALL && builtin_of(cx, n) == JB_SYNCTHREADS);
+    if (n->kind != AST_CALL) return true;
+    JBuiltin b = builtin_of(cx, n);
+    return !(b == JB_SYNCTHREADS || is_reduce(b));
 }
 
 static bool has_barrier(CpuRegions *P, AstNode *s) { return !walk(s, find_sync, P); }
@@ -339,6 +348,25 @@ static bool is_sync_stmt(CpuRegions *P, AstNode *s) {
            builtin_of(P, s->u.expr.value) == JB_SYNCTHREADS;
 }
 
+/* `v = cuda.syncthreads_count(pred)` (or _and, _or; or the call alone):
+** the call, and *var the target (-1 for none). */
+static AstNode *reduce_stmt(CpuRegions *P, AstNode *s, int *var) {
+    AstNode *call = NULL;
+    *var = -1;
+    if (s->kind == AST_EXPR) {
+        call = s->u.expr.value;
+    } else if (s->kind == AST_ASSIGN && s->u.assign.targets.len == 1 &&
+               s->u.assign.targets.items[0]->kind == AST_NAME) {
+        call = s->u.assign.value;
+        *var = var_of(P, s->u.assign.targets.items[0]);
+        if (*var < 0) return NULL;
+    }
+    if (!call || call->kind != AST_CALL || !is_reduce(builtin_of(P, call)) || call->u.call.args.len != 1 ||
+        has_barrier(P, call->u.call.args.items[0]))
+        return NULL;
+    return call;
+}
+
 static bool is_range_for(CpuRegions *P, AstNode *s) {
     AstNode *it = s->u.for_.iter;
     return it->kind == AST_CALL && builtin_of(P, it) == JB_RANGE && s->u.for_.target->kind == AST_NAME &&
@@ -351,6 +379,11 @@ static void scan_skeleton(CpuRegions *P, AstList *body, int depth) {
         AstNode *s = body->items[k];
         if (has_barrier(P, s)) {
             if (is_sync_stmt(P, s)) continue;
+            int rv;
+            if (reduce_stmt(P, s, &rv)) {
+                walk(s, mark_assigned, P); /* the target: stored by a thread loop of its own */
+                continue;
+            }
             if (s->kind == AST_FOR && is_range_for(P, s)) {
                 add_site(P, (Site){var_of(P, s->u.for_.target), s, NULL, true, false, depth});
                 scan_skeleton(P, &s->u.for_.body, depth + 1);
@@ -417,7 +450,8 @@ static StmtKind classify(CpuRegions *P, AstNode *s) {
         if (s->kind == AST_FOR) return ST_FOR;
         if (s->kind == AST_WHILE) return ST_WHILE;
         if (s->kind == AST_IF) return ST_IF;
-        return ST_SYNC;
+        int rv;
+        return reduce_stmt(P, s, &rv) ? ST_REDUCE : ST_SYNC;
     }
     AstNode *rhs;
     bool aug;
@@ -578,6 +612,11 @@ static void flow_skeleton(CpuRegions *P, AstList *body) {
         AstNode *s = body->items[k];
         switch (classify(P, s)) {
         case ST_REGION: case ST_SA: flow_stmt(P, s, def); continue; /* def carries on inside one region */
+        case ST_REDUCE: { /* the predicate ends the region before */
+            int rv;
+            read_expr(P, reduce_stmt(P, s, &rv)->u.call.args.items[0], def);
+            break;
+        }
         case ST_FOR: flow_skeleton(P, &s->u.for_.body); break;
         case ST_WHILE: flow_skeleton(P, &s->u.while_.body); break;
         case ST_IF:
@@ -820,6 +859,45 @@ static void region_stmts(Lower *L, void *cx) {
     lower_body(L, &l);
 }
 
+/* A region ending in syncthreads_count/_and/_or: the statements, then each
+** thread folds its predicate into acc (the order of the fiber path). */
+typedef struct Reduce {
+    Stmts st;
+    AstNode *call;
+    LLVMValueRef acc; /* i32 */
+} Reduce;
+
+static void region_reduce(Lower *L, void *cx) {
+    Reduce *r = cx;
+    region_stmts(L, &r->st);
+    lower_open_block(L);
+    AstNode *pred = r->call->u.call.args.items[0];
+    JInfo *ci = lower_info(L, r->call);
+    LLVMValueRef p = LLVMBuildZExt(L->B, lower_truthy(L, lower_expr(L, pred), ci->op_type), L->t_i32, "");
+    LLVMValueRef a = LLVMBuildLoad2(L->B, L->t_i32, r->acc, "");
+    if (ci->builtin == JB_SYNCTHREADS_COUNT) a = LLVMBuildAdd(L->B, a, p, "");
+    else if (ci->builtin == JB_SYNCTHREADS_AND) a = LLVMBuildAnd(L->B, a, p, "");
+    else a = LLVMBuildOr(L->B, a, p, "");
+    LLVMBuildStore(L->B, a, r->acc);
+}
+
+/* Every thread's copy of the target gets the block's result. */
+typedef struct Broadcast {
+    int var;
+    LLVMValueRef acc;
+    AstNode *call;
+} Broadcast;
+
+static void region_broadcast(Lower *L, void *cx) {
+    Broadcast *b = cx;
+    CpuRegions *P = L->regions;
+    if (!L->vars[b->var]) return;
+    LLVMValueRef a = LLVMBuildLoad2(L->B, L->t_i32, b->acc, "");
+    const JType *rt = lower_info(L, b->call)->type;
+    a = lower_convert(L, a, jt_scalar(L->vm, JK_INT32), rt, b->call);
+    LLVMBuildStore(L->B, lower_convert(L, a, rt, P->f->vars[b->var].type, b->call), L->vars[b->var]);
+}
+
 /* Copies the parameters that threads reassign into their per-thread slots. */
 static void region_params(Lower *L, void *cx) {
     (void)cx;
@@ -919,7 +997,7 @@ static void lower_skeleton(Lower *L, AstList *body) {
     while (k < body->len) {
         AstNode *s = body->items[k];
         switch (classify(P, s)) {
-        case ST_REGION: case ST_SA: {
+        case ST_REGION: case ST_SA: case ST_REDUCE: {
             AstNode *run[256];
             int e = k, n = 0;
             for (; e < body->len && n < 256; e++) {
@@ -929,7 +1007,20 @@ static void lower_skeleton(Lower *L, AstList *body) {
                 else break;
             }
             Stmts st = {run, n};
-            if (n) thread_loop(L, region_stmts, &st);
+            if (e < body->len && classify(P, body->items[e]) == ST_REDUCE) {
+                int rv;
+                Reduce r = {st, reduce_stmt(P, body->items[e], &rv), lower_alloca(L, L->t_i32, "barrier.red")};
+                bool is_and = lower_info(L, r.call)->builtin == JB_SYNCTHREADS_AND;
+                LLVMBuildStore(L->B, LLVMConstInt(L->t_i32, is_and, 0), r.acc);
+                thread_loop(L, region_reduce, &r);
+                if (rv >= 0) {
+                    Broadcast b = {rv, r.acc, r.call};
+                    thread_loop(L, region_broadcast, &b);
+                }
+                e++;
+            } else if (n) {
+                thread_loop(L, region_stmts, &st);
+            }
             for (int r = 0; r < n; r++) { /* from now on, regions recompute these */
                 AstNode *rhs;
                 bool aug;

@@ -92,6 +92,13 @@ def break_out(a):
 
 
 @cuda.jit
+def barrier_vote(a):
+    t = cuda.threadIdx.x
+    n = cuda.syncthreads_count(t > 3)
+    a[t] = n
+
+
+@cuda.jit
 def barrier_count(a):
     a[cuda.threadIdx.x] = cuda.syncthreads_count(cuda.threadIdx.x > 3)
 
@@ -111,7 +118,7 @@ def debug_mode(a):
 a = np.zeros(32, dtype=np.int32)
 for k, args in ((uniform_loops, (a, 2)), (tail_return, (a,)), (early_return, (a,)),
                 (divergent_barrier, (a,)), (loop_from_memory, (a,)), (thread_loop_count, (a,)),
-                (break_out, (a,)), (barrier_count, (a,)), (debug_mode, (a,))):
+                (break_out, (a,)), (barrier_vote, (a,)), (barrier_count, (a,)), (debug_mode, (a,))):
     k[1, 32](*args)
     print(k.__name__, path(k))
 with_print[1, 1](a)
@@ -124,6 +131,7 @@ divergent_barrier fibers
 loop_from_memory fibers
 thread_loop_count fibers
 break_out fibers
+barrier_vote regions
 barrier_count fibers
 debug_mode fibers
 0
