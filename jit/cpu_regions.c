@@ -82,6 +82,8 @@ struct CpuRegions {
     LLVMValueRef nt[3];       /* blockDim (i32) */
     LLVMValueRef lin;         /* inside a region: the linear thread index (i64) */
     LLVMBasicBlockRef ret_bb; /* the kernel's own return block */
+    AstNode **run;            /* the statements of the region being emitted */
+    int caprun;
 };
 
 /* ------------------------------------------------------------ AST walks */
@@ -731,6 +733,7 @@ void cpu_regions_free(CpuRegions *P) {
     free(P->orig);
     free(P->base);
     free(P->local_base);
+    free(P->run);
     free(P);
 }
 
@@ -998,9 +1001,15 @@ static void lower_skeleton(Lower *L, AstList *body) {
         AstNode *s = body->items[k];
         switch (classify(P, s)) {
         case ST_REGION: case ST_SA: case ST_REDUCE: {
-            AstNode *run[256];
+            if (P->caprun < body->len) { /* (kept in P: freed even if lowering fails) */
+                AstNode **nr = realloc(P->run, (size_t)body->len * sizeof *nr);
+                if (!nr) lower_fail(L, s, "out of memory");
+                P->run = nr;
+                P->caprun = body->len;
+            }
+            AstNode **run = P->run; /* regions hold no skeleton: no recursion while in use */
             int e = k, n = 0;
-            for (; e < body->len && n < 256; e++) {
+            for (; e < body->len; e++) {
                 StmtKind sk = classify(P, body->items[e]);
                 if (sk == ST_SA) lower_uniform_stmt(L, body->items[e]); /* before the loop: see fix_uniform */
                 else if (sk == ST_REGION) run[n++] = body->items[e];
