@@ -21,8 +21,9 @@
 **     before it folds each thread's predicate into one accumulator, and a
 **     thread loop of its own gives every thread the result.
 **   - No warp collective, print or device function with a barrier; no
-**     break/continue leaving a skeleton loop's ordinary statement; no
-**     return before the last top-level barrier.
+**     break/continue leaving a skeleton loop's ordinary statement.
+**   - A thread that returns sits out every later region (check_returns),
+**     as a returned fiber no longer counts toward a barrier.
 **
 ** Lowering: consecutive ordinary statements form a region, emitted as
 ** z/y/x loops over the block's threads with threadIdx = the loop indices.
@@ -84,6 +85,8 @@ struct CpuRegions {
     LLVMBasicBlockRef ret_bb; /* the kernel's own return block */
     AstNode **run;            /* the statements of the region being emitted */
     int caprun;
+    bool exits;               /* threads may return before the end: per-thread alive flags */
+    LLVMValueRef alive;       /* their array (i8 per thread) */
 };
 
 /* ------------------------------------------------------------ AST walks */
@@ -486,9 +489,12 @@ static void check_heads(CpuRegions *P, AstList *body) {
     }
 }
 
-/* Returns: a thread that returns skips the rest of its region, which is
-** only the rest of the kernel after the last top-level barrier, and only
-** when that tail is one region. */
+/* Returns: a thread that returns skips the rest of its region. When that
+** is all it must skip (the return is after the last top-level barrier and
+** that tail is one region) nothing more is needed; otherwise the kernel
+** keeps an `alive` flag per thread, and every later thread loop skips the
+** threads that returned — as fibers do, where a returned thread no longer
+** counts toward a barrier. */
 static void check_returns(CpuRegions *P, AstList *body) {
     int last = -1;
     for (int k = 0; k < body->len; k++)
@@ -497,13 +503,13 @@ static void check_returns(CpuRegions *P, AstList *body) {
     for (int k = 0; k < body->len; k++) {
         AstNode *s = body->items[k];
         bool r = has_return(s);
-        if (k <= last && r) P->fail = true;
+        if (k <= last && r) P->exits = true;
         if (k > last) {
             ret |= r;
             uniform |= classify(P, s) == ST_UNIFORM;
         }
     }
-    if (ret && uniform) P->fail = true;
+    if (ret && uniform) P->exits = true;
 }
 
 /* ---- which variables cross regions: read before written in a region */
@@ -826,6 +832,19 @@ static void thread_loop(Lower *L, RegionBody body, void *cx) {
             LLVMTypeRef ty = lower_type(L, P->f->vars[v].type);
             L->vars[v] = LLVMBuildInBoundsGEP2(B, ty, P->base[v], &row, 1, "");
         }
+    LLVMBasicBlockRef exit_thread = latch[0];
+    if (P->alive) { /* threads that returned sit out the rest of the kernel */
+        LLVMValueRef flag = LLVMBuildInBoundsGEP2(B, L->t_i8, P->alive, &row, 1, "");
+        LLVMBasicBlockRef live = LLVMAppendBasicBlockInContext(L->C, L->fn, "region.live");
+        exit_thread = LLVMAppendBasicBlockInContext(L->C, L->fn, "region.return");
+        LLVMValueRef on = LLVMBuildICmp(B, LLVMIntNE, LLVMBuildLoad2(B, L->t_i8, flag, ""),
+                                        LLVMConstInt(L->t_i8, 0, 0), "");
+        LLVMBuildCondBr(B, on, live, latch[0]);
+        LLVMPositionBuilderAtEnd(B, exit_thread);
+        LLVMBuildStore(B, LLVMConstInt(L->t_i8, 0, 0), flag);
+        LLVMBuildBr(B, latch[0]);
+        LLVMPositionBuilderAtEnd(B, live);
+    }
     for (int v = 0; v < P->nvars; v++)
         if (P->remat_live[v] && L->vars[v]) {
             AstNode *rhs = P->remat_rhs[v];
@@ -834,7 +853,7 @@ static void thread_loop(Lower *L, RegionBody body, void *cx) {
         }
     LLVMBasicBlockRef saved_ret = L->ret_bb;
     int saved_loops = L->nloops;
-    L->ret_bb = latch[0];
+    L->ret_bb = exit_thread;
     L->nloops = 0;
     body(L, cx);
     L->ret_bb = saved_ret;
@@ -1069,6 +1088,8 @@ static void layout_scratch(Lower *L) {
         off[P->nvars + k] = per;
         per += P->local_bytes[k];
     }
+    size_t alive_off = per;
+    if (P->exits) per += 16;
     if (per == 0) {
         free(off);
         return;
@@ -1092,6 +1113,11 @@ static void layout_scratch(Lower *L) {
         else P->local_base[v - P->nvars] = p;
     }
     free(off);
+    if (P->exits) { /* every thread starts alive */
+        LLVMValueRef o = LLVMBuildMul(B, nthreads, LLVMConstInt(L->t_i64, alive_off, 0), "");
+        P->alive = LLVMBuildInBoundsGEP2(B, L->t_i8, scratch, &o, 1, "");
+        LLVMBuildMemSet(B, P->alive, LLVMConstInt(L->t_i8, 1, 0), nthreads, 1);
+    }
 }
 
 void cpu_regions_lower_body(Lower *L) {
@@ -1109,6 +1135,7 @@ void cpu_regions_lower_body(Lower *L) {
         if (!L->vars[v]) P->per_thread[v] = 0; /* no value (modules, functions) */
     }
     P->ret_bb = L->ret_bb;
+    P->alive = NULL;
     for (int d = 0; d < 3; d++) P->nt[d] = L->tg->sreg(L, SREG_NTID, d);
     layout_scratch(L);
     uniform_context(L);

@@ -13,9 +13,9 @@
 typedef struct CpuRegions CpuRegions;
 
 /* The region plan of kernel f, or NULL when f has no barrier or must keep
-** the fiber path (a barrier under thread-dependent control flow, an early
-** return before a barrier, warp collectives, barrier reductions, print,
-** a device function with a barrier, or GPY_CPU_REGIONS=0). */
+** the fiber path (a barrier under thread-dependent control flow, warp
+** collectives, print, a device function with a barrier, or
+** GPY_CPU_REGIONS=0). */
 CpuRegions *cpu_regions_plan(const JFunc *f);
 void cpu_regions_free(CpuRegions *p);
 

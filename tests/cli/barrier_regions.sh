@@ -126,7 +126,7 @@ print("with_print", path(with_print))
 GPY
 expected="uniform_loops regions
 tail_return regions
-early_return fibers
+early_return regions
 divergent_barrier fibers
 loop_from_memory fibers
 thread_loop_count fibers
