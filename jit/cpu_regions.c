@@ -67,6 +67,10 @@ struct CpuRegions {
     uint8_t *per_thread;  /* crosses regions: a slot per thread in the scratch */
     uint8_t *remat;       /* a function of the thread index assigned once: recomputed in each region */
     AstNode **remat_rhs;  /* its expression */
+    int *remat_elem;      /* -1, or the element of the tuple remat_rhs it unpacks (x, y = cuda.grid(2)) */
+    AstNode **remat_stmt; /* the assignment */
+    int *nassign;         /* planning: assignments to each variable, anywhere */
+    AstNode **unpack;     /* planning: a variable's top-level `a, b = expr` (one per variable), or NULL */
     uint8_t *remat_live;  /* lowering: its assignment was emitted (later regions recompute it) */
     uint8_t *other;       /* planning: assigned somewhere other than a skeleton site */
     uint8_t *exposed;     /* planning: read before written in some region */
@@ -230,7 +234,10 @@ static void mark_target(CpuRegions *P, AstNode *t) {
     if (!t) return;
     if (t->kind == AST_NAME) {
         int v = var_of(P, t);
-        if (v >= 0) P->other[v] = 1;
+        if (v >= 0) {
+            P->other[v] = 1;
+            P->nassign[v]++;
+        }
     } else if (t->kind == AST_TUPLE || t->kind == AST_LIST) {
         for (int i = 0; i < t->u.seq.elts.len; i++) mark_target(P, t->u.seq.elts.items[i]);
     } else if (t->kind == AST_STARRED) {
@@ -391,6 +398,7 @@ static void scan_skeleton(CpuRegions *P, AstList *body, int depth) {
             }
             if (s->kind == AST_FOR && is_range_for(P, s)) {
                 add_site(P, (Site){var_of(P, s->u.for_.target), s, NULL, true, false, depth});
+                P->nassign[var_of(P, s->u.for_.target)]++;
                 scan_skeleton(P, &s->u.for_.body, depth + 1);
             } else if (s->kind == AST_WHILE && s->u.while_.orelse.len == 0) {
                 scan_skeleton(P, &s->u.while_.body, depth + 1);
@@ -408,9 +416,18 @@ static void scan_skeleton(CpuRegions *P, AstList *body, int depth) {
         int v = simple_target(P, s, &rhs, &aug);
         if (v >= 0) {
             add_site(P, (Site){v, s, rhs, false, aug, depth});
+            P->nassign[v]++;
             walk(rhs, mark_assigned, P); /* (walrus inside the value) */
         } else {
             walk(s, mark_assigned, P);
+            if (depth == 0 && s->kind == AST_ASSIGN && s->u.assign.targets.len == 1 &&
+                s->u.assign.targets.items[0]->kind == AST_TUPLE) { /* remat candidates (find_remat) */
+                AstList *el = &s->u.assign.targets.items[0]->u.seq.elts;
+                for (int e = 0; e < el->len; e++) {
+                    int ev = var_of(P, el->items[e]);
+                    if (ev >= 0 && el->items[e]->kind == AST_NAME) P->unpack[ev] = s;
+                }
+            }
         }
     }
 }
@@ -664,6 +681,10 @@ static bool index_expr(const CpuRegions *P, AstNode *n) {
         }
     case AST_BINOP: return index_expr(P, n->u.binop.left) && index_expr(P, n->u.binop.right);
     case AST_UNARYOP: return index_expr(P, n->u.unary.operand);
+    case AST_TUPLE:
+        for (int k = 0; k < n->u.seq.elts.len; k++)
+            if (!index_expr(P, n->u.seq.elts.items[k])) return false;
+        return true;
     case AST_CALL: {
         if (!i) return false;
         JBuiltin b = i->builtin;
@@ -695,7 +716,27 @@ static void find_remat(CpuRegions *P) {
             index_expr(P, one->rhs)) {
             P->remat[v] = 1;
             P->remat_rhs[v] = one->rhs;
+            P->remat_stmt[v] = one->stmt;
+            P->remat_elem[v] = -1;
         }
+    }
+    /* x, y = cuda.grid(2): each name assigned nowhere else */
+    for (int v = 0; v < P->nvars; v++) {
+        AstNode *s = P->unpack[v];
+        if (!s || P->uniform[v] || P->nassign[v] != 1 || P->f->vars[v].param_index >= 0) continue;
+        AstNode *rhs = s->u.assign.value;
+        JInfo *ri = jf_info(P->f, rhs);
+        AstList *el = &s->u.assign.targets.items[0]->u.seq.elts;
+        if (!ri || !ri->type || ri->type->kind != JK_TUPLE || ri->type->n != el->len || !index_expr(P, rhs)) continue;
+        bool self = false;
+        for (int e = 0; e < el->len; e++) self |= reads_var(P, rhs, var_of(P, el->items[e]));
+        for (int e = 0; e < el->len && !self; e++)
+            if (var_of(P, el->items[e]) == v) {
+                P->remat[v] = 1;
+                P->remat_rhs[v] = rhs;
+                P->remat_stmt[v] = s;
+                P->remat_elem[v] = e;
+            }
     }
 }
 
@@ -731,6 +772,10 @@ void cpu_regions_free(CpuRegions *P) {
     free(P->remat);
     free(P->remat_rhs);
     free(P->remat_live);
+    free(P->remat_elem);
+    free(P->remat_stmt);
+    free(P->nassign);
+    free(P->unpack);
     free(P->other);
     free(P->exposed);
     free(P->sites);
@@ -760,8 +805,12 @@ CpuRegions *cpu_regions_plan(const JFunc *f) {
     P->remat = calloc(n, 1);
     P->remat_rhs = calloc(n, sizeof *P->remat_rhs);
     P->remat_live = calloc(n, 1);
+    P->remat_elem = calloc(n, sizeof *P->remat_elem);
+    P->remat_stmt = calloc(n, sizeof *P->remat_stmt);
+    P->nassign = calloc(n, sizeof *P->nassign);
+    P->unpack = calloc(n, sizeof *P->unpack);
     if (!P->uniform || !P->hoisted || !P->per_thread || !P->other || !P->exposed || !P->remat || !P->remat_rhs ||
-        !P->remat_live)
+        !P->remat_live || !P->remat_elem || !P->remat_stmt || !P->nassign || !P->unpack)
         goto fail;
     AstList *body = &f->def->u.func.body;
     walk_list(body, needs_fibers, P);
@@ -848,8 +897,13 @@ static void thread_loop(Lower *L, RegionBody body, void *cx) {
     for (int v = 0; v < P->nvars; v++)
         if (P->remat_live[v] && L->vars[v]) {
             AstNode *rhs = P->remat_rhs[v];
-            LLVMValueRef x = lower_convert(L, lower_expr(L, rhs), lower_info(L, rhs)->type, P->f->vars[v].type, rhs);
-            LLVMBuildStore(B, x, L->vars[v]);
+            const JType *t = lower_info(L, rhs)->type;
+            LLVMValueRef x = lower_expr(L, rhs);
+            if (P->remat_elem[v] >= 0) {
+                x = LLVMBuildExtractValue(B, x, (unsigned)P->remat_elem[v], "");
+                t = t->elems[P->remat_elem[v]];
+            }
+            LLVMBuildStore(B, lower_convert(L, x, t, P->f->vars[v].type, rhs), L->vars[v]);
         }
     LLVMBasicBlockRef saved_ret = L->ret_bb;
     int saved_loops = L->nloops;
@@ -1049,12 +1103,9 @@ static void lower_skeleton(Lower *L, AstList *body) {
             } else if (n) {
                 thread_loop(L, region_stmts, &st);
             }
-            for (int r = 0; r < n; r++) { /* from now on, regions recompute these */
-                AstNode *rhs;
-                bool aug;
-                int v = simple_target(P, run[r], &rhs, &aug);
-                if (v >= 0 && P->remat[v]) P->remat_live[v] = 1;
-            }
+            for (int r = 0; r < n; r++) /* from now on, regions recompute these */
+                for (int v = 0; v < P->nvars; v++)
+                    if (P->remat[v] && P->remat_stmt[v] == run[r]) P->remat_live[v] = 1;
             k = e;
             continue;
         }
