@@ -141,6 +141,31 @@ if [ "$got" != "$expected" ]; then echo "FAIL paths: got [$got]"; fail=1; fi
 forced=$(GPY_CPU_REGIONS=0 "$GPY" "$tmp/paths.gpy" 2>&1 | grep -c regions)
 if [ "$forced" != 0 ]; then echo "FAIL GPY_CPU_REGIONS=0 still made $forced region kernels"; fail=1; fi
 
+# cache=True: a region kernel (block entry only) is written and read back
+cat > "$tmp/cached.gpy" <<'GPY'
+from numba import cuda, int32
+import numpy as np
+
+
+@cuda.jit(cache=True)
+def rev(a):
+    s = cuda.shared.array(64, int32)
+    t = cuda.threadIdx.x
+    s[t] = a[t]
+    cuda.syncthreads()
+    a[t] = s[63 - t]
+
+
+a = np.arange(64, dtype=np.int32)
+rev[1, 64](a)
+print(a[:3], "_thread_" in list(rev.inspect_llvm().values())[0])
+GPY
+for want in "0 hits, 1 misses, 1 writes" "1 hits, 0 misses, 0 writes"; do
+  got=$(GPY_CACHE_DIR="$tmp/cache" GPY_CACHE_STATS=1 "$GPY" "$tmp/cached.gpy" 2>"$tmp/err")
+  if [ "$got" != "[63 62 61] False" ]; then echo "FAIL cached region kernel: got [$got]"; fail=1; fi
+  grep -q "$want" "$tmp/err" || { echo "FAIL cache stats: want '$want', got '$(cat "$tmp/err")'"; fail=1; }
+done
+
 regions=$("$GPY" "$here/../kernels/barrier_regions.gpy" 2>&1)
 fibers=$(GPY_CPU_REGIONS=0 "$GPY" "$here/../kernels/barrier_regions.gpy" 2>&1)
 if [ "$regions" != "$fibers" ]; then echo "FAIL regions and fibers differ"; fail=1; fi
