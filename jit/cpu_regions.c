@@ -29,12 +29,15 @@
 ** z/y/x loops over the block's threads with threadIdx = the loop indices.
 ** Skeleton loops and ifs are emitted once per block around their regions
 ** (their heads evaluated once: uniformity makes thread 0's value
-** everybody's). Uniform variables live in one scalar for the block; those
-** assigned more than once (loop counters like `s //= 2`) have their
-** assignments executed once per block between regions, so no thread sees
-** another's update early. A non-uniform variable whose value can flow from
-** one region into another (read before written in a region) gets one slot
-** per thread in a per-block scratch buffer (gpy_cpu_scratch); so does every
+** everybody's). Uniform variables live in one scalar for the block: one
+** assigned once is computed just before the thread loop of its region;
+** others (loop counters like `s //= 2`) have their assignments executed
+** once per block between regions, so no thread sees another's update
+** early. A variable assigned once from thread and block indices
+** (t = cuda.threadIdx.x, x, y = cuda.grid(2)) is recomputed at the top of
+** every later region. Any other variable whose value can flow from one
+** region into another (read before written in a region) gets one slot per
+** thread in a per-block scratch buffer (gpy_cpu_scratch); so does every
 ** cuda.local.array. Threads run each region in the order the fiber
 ** scheduler runs them (x fastest), so even racy kernels give the same
 ** results as on fibers.
@@ -54,9 +57,11 @@ typedef struct Site {
     int depth;      /* skeleton loops around it */
 } Site;
 
-/* REGION: runs in a thread loop; REDUCE: syncthreads_count/_and/_or; SA: a uniform variable's one assignment,
-** run once per block before the thread loop of its region; UNIFORM: a
-** uniform variable's assignment run once per block between regions. */
+/* How a statement of a skeleton list is emitted. REGION: in a thread loop;
+** SA: a uniform variable's only assignment, once per block before the
+** thread loop of its region; UNIFORM: a uniform variable's assignment, once
+** per block between regions; SYNC: a barrier (nothing to emit); REDUCE:
+** syncthreads_count/_and/_or; FOR/WHILE/IF: skeleton control flow. */
 typedef enum { ST_REGION, ST_SA, ST_UNIFORM, ST_SYNC, ST_REDUCE, ST_FOR, ST_WHILE, ST_IF } StmtKind;
 
 struct CpuRegions {
@@ -163,7 +168,8 @@ static bool needs_fibers(void *cx, AstNode *n) {
     JInfo *i = jf_info(P->f, n);
     if (!i) return true;
     JBuiltin b = i->builtin;
-    if (b == JB_PRINT || (b >= JB_SHFL_IDX && b <= JB_SYNCWARP) || (b == JB_DEVICE_CALL && i->callee && i->callee->uses_barrier)) {
+    if (b == JB_PRINT || (b >= JB_SHFL_IDX && b <= JB_SYNCWARP) ||
+        (b == JB_DEVICE_CALL && i->callee && i->callee->uses_barrier)) {
         P->fail = true;
         return false;
     }
