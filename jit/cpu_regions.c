@@ -39,8 +39,10 @@
 ** region into another (read before written in a region) gets one slot per
 ** thread in a per-block scratch buffer (gpy_cpu_scratch); so does every
 ** cuda.local.array. Threads run each region in the order the fiber
-** scheduler runs them (x fastest), so even racy kernels give the same
-** results as on fibers.
+** scheduler runs them (x fastest), so a data race inside one region
+** resolves as on fibers; a skeleton if/loop head without a barrier before
+** it also starts a region, so a race across it can resolve differently
+** (its result is undefined in CUDA anyway).
 */
 #include <stdlib.h>
 #include <string.h>
@@ -488,6 +490,31 @@ static StmtKind classify(CpuRegions *P, AstNode *s) {
     return ST_REGION;
 }
 
+static bool in_run(StmtKind k) { return k == ST_REGION || k == ST_SA || k == ST_UNIFORM; }
+
+/* The end of the run of REGION, SA and UNIFORM statements starting at k. */
+static int run_end(CpuRegions *P, AstList *body, int k) {
+    while (k < body->len && in_run(classify(P, body->items[k]))) k++;
+    return k;
+}
+
+/* Whether the run body[k..e) can be one region with its UNIFORM statements
+** executed before the thread loop: no REGION statement of the run reads
+** their variable before them. Otherwise each UNIFORM statement ends a
+** region (still right for race-free kernels, but a racy one could see
+** other threads' writes earlier than on fibers). */
+static bool run_merges(CpuRegions *P, AstList *body, int k, int e) {
+    for (int i = k; i < e; i++) {
+        if (classify(P, body->items[i]) != ST_UNIFORM) continue;
+        AstNode *rhs;
+        bool aug;
+        int v = simple_target(P, body->items[i], &rhs, &aug);
+        for (int j = k; j < i; j++)
+            if (classify(P, body->items[j]) == ST_REGION && reads_var(P, body->items[j], v)) return false;
+    }
+    return true;
+}
+
 /* Skeleton heads must be uniform now that the uniform variables are known. */
 static void check_heads(CpuRegions *P, AstList *body) {
     for (int k = 0; k < body->len && !P->fail; k++) {
@@ -641,8 +668,19 @@ static void flow_skeleton(CpuRegions *P, AstList *body) {
     }
     for (int k = 0; k < body->len; k++) {
         AstNode *s = body->items[k];
-        switch (classify(P, s)) {
-        case ST_REGION: case ST_SA: flow_stmt(P, s, def); continue; /* def carries on inside one region */
+        StmtKind sk = classify(P, s);
+        if (in_run(sk)) { /* the regions exactly as lower_skeleton forms them */
+            int e = run_end(P, body, k);
+            bool merge = run_merges(P, body, k, e);
+            for (int i = k; i < e; i++) {
+                if (!merge && classify(P, body->items[i]) == ST_UNIFORM) memset(def, 0, (size_t)P->nvars + 1);
+                else flow_stmt(P, body->items[i], def); /* def carries on inside one region */
+            }
+            k = e - 1;
+            if (e < body->len && classify(P, body->items[e]) == ST_REDUCE) s = body->items[++k];
+            else s = NULL;
+        }
+        switch (s ? classify(P, s) : ST_SYNC) {
         case ST_REDUCE: { /* the predicate ends the region before */
             int rv;
             read_expr(P, reduce_stmt(P, s, &rv)->u.call.args.items[0], def);
@@ -1073,49 +1111,62 @@ static void skeleton_if(Lower *L, AstNode *s) {
     LLVMPositionBuilderAtEnd(L->B, end);
 }
 
+/* One region: body[a..b) (REGION statements in a thread loop, SA and
+** UNIFORM ones once before it), ending in the reduction red if not NULL. */
+static void emit_run(Lower *L, AstList *body, int a, int b, AstNode *red) {
+    CpuRegions *P = L->regions;
+    if (P->caprun < body->len) { /* (kept in P: freed even if lowering fails) */
+        AstNode **nr = realloc(P->run, (size_t)body->len * sizeof *nr);
+        if (!nr) lower_fail(L, body->items[a < body->len ? a : 0], "out of memory");
+        P->run = nr;
+        P->caprun = body->len;
+    }
+    AstNode **run = P->run; /* regions hold no skeleton: no recursion while in use */
+    int n = 0;
+    for (int i = a; i < b; i++) {
+        if (classify(P, body->items[i]) == ST_REGION) run[n++] = body->items[i];
+        else lower_uniform_stmt(L, body->items[i]); /* before the loop: see fix_uniform, run_merges */
+    }
+    Stmts st = {run, n};
+    if (red) {
+        int rv;
+        Reduce r = {st, reduce_stmt(P, red, &rv), lower_alloca(L, L->t_i32, "barrier.red")};
+        bool is_and = lower_info(L, r.call)->builtin == JB_SYNCTHREADS_AND;
+        LLVMBuildStore(L->B, LLVMConstInt(L->t_i32, is_and, 0), r.acc);
+        thread_loop(L, region_reduce, &r);
+        if (rv >= 0) {
+            Broadcast bc = {rv, r.acc, r.call};
+            thread_loop(L, region_broadcast, &bc);
+        }
+    } else if (n) {
+        thread_loop(L, region_stmts, &st);
+    }
+    for (int r = 0; r < n; r++) /* from now on, regions recompute these */
+        for (int v = 0; v < P->nvars; v++)
+            if (P->remat[v] && P->remat_stmt[v] == run[r]) P->remat_live[v] = 1;
+}
+
 static void lower_skeleton(Lower *L, AstList *body) {
     CpuRegions *P = L->regions;
     int k = 0;
     while (k < body->len) {
         AstNode *s = body->items[k];
         switch (classify(P, s)) {
-        case ST_REGION: case ST_SA: case ST_REDUCE: {
-            if (P->caprun < body->len) { /* (kept in P: freed even if lowering fails) */
-                AstNode **nr = realloc(P->run, (size_t)body->len * sizeof *nr);
-                if (!nr) lower_fail(L, s, "out of memory");
-                P->run = nr;
-                P->caprun = body->len;
+        case ST_REGION: case ST_SA: case ST_UNIFORM: case ST_REDUCE: {
+            int e = run_end(P, body, k);
+            bool merge = run_merges(P, body, k, e);
+            AstNode *red = e < body->len && classify(P, body->items[e]) == ST_REDUCE ? body->items[e] : NULL;
+            for (int a = k;;) {
+                int b = a;
+                while (b < e && (merge || classify(P, body->items[b]) != ST_UNIFORM)) b++;
+                emit_run(L, body, a, b, b == e ? red : NULL);
+                if (b == e) break;
+                lower_uniform_stmt(L, body->items[b]); /* ends a region: see run_merges */
+                a = b + 1;
             }
-            AstNode **run = P->run; /* regions hold no skeleton: no recursion while in use */
-            int e = k, n = 0;
-            for (; e < body->len; e++) {
-                StmtKind sk = classify(P, body->items[e]);
-                if (sk == ST_SA) lower_uniform_stmt(L, body->items[e]); /* before the loop: see fix_uniform */
-                else if (sk == ST_REGION) run[n++] = body->items[e];
-                else break;
-            }
-            Stmts st = {run, n};
-            if (e < body->len && classify(P, body->items[e]) == ST_REDUCE) {
-                int rv;
-                Reduce r = {st, reduce_stmt(P, body->items[e], &rv), lower_alloca(L, L->t_i32, "barrier.red")};
-                bool is_and = lower_info(L, r.call)->builtin == JB_SYNCTHREADS_AND;
-                LLVMBuildStore(L->B, LLVMConstInt(L->t_i32, is_and, 0), r.acc);
-                thread_loop(L, region_reduce, &r);
-                if (rv >= 0) {
-                    Broadcast b = {rv, r.acc, r.call};
-                    thread_loop(L, region_broadcast, &b);
-                }
-                e++;
-            } else if (n) {
-                thread_loop(L, region_stmts, &st);
-            }
-            for (int r = 0; r < n; r++) /* from now on, regions recompute these */
-                for (int v = 0; v < P->nvars; v++)
-                    if (P->remat[v] && P->remat_stmt[v] == run[r]) P->remat_live[v] = 1;
-            k = e;
+            k = e + (red ? 1 : 0);
             continue;
         }
-        case ST_UNIFORM: lower_uniform_stmt(L, s); break;
         case ST_SYNC: break; /* the region boundary is the barrier */
         case ST_FOR: skeleton_for(L, s); break;
         case ST_WHILE: skeleton_while(L, s); break;
