@@ -166,6 +166,19 @@ for want in "0 hits, 1 misses, 1 writes" "1 hits, 0 misses, 0 writes"; do
   grep -q "$want" "$tmp/err" || { echo "FAIL cache stats: want '$want', got '$(cat "$tmp/err")'"; fail=1; }
 done
 
+# random race-free barrier kernels (tests/gpu/barrier_kernel_gen.py): regions == fibers
+nreg=0
+for seed in 1 2 3 4 5 6 7 8 9 10 11 12; do
+  python3 "$here/../gpu/barrier_kernel_gen.py" $seed > "$tmp/gen.gpy"
+  r=$("$GPY" "$tmp/gen.gpy" 2>&1)
+  f=$(GPY_CPU_REGIONS=0 "$GPY" "$tmp/gen.gpy" 2>&1)
+  grep -q "PATH False" <<<"$r" && nreg=$((nreg + 1))
+  if [ "$(grep -v PATH <<<"$r")" != "$(grep -v PATH <<<"$f")" ]; then
+    echo "FAIL generated kernel $seed: regions and fibers differ"; fail=1
+  fi
+done
+if [ $nreg -lt 8 ]; then echo "FAIL only $nreg of 12 generated kernels ran as regions"; fail=1; fi
+
 regions=$("$GPY" "$here/../kernels/barrier_regions.gpy" 2>&1)
 fibers=$(GPY_CPU_REGIONS=0 "$GPY" "$here/../kernels/barrier_regions.gpy" 2>&1)
 if [ "$regions" != "$fibers" ]; then echo "FAIL regions and fibers differ"; fail=1; fi
