@@ -897,22 +897,21 @@ typedef void (*RegionBody)(Lower *L, void *cx);
 static void thread_loop(Lower *L, RegionBody body, void *cx) {
     CpuRegions *P = L->regions;
     LLVMBuilderRef B = L->B;
-    LLVMBasicBlockRef head[3], latch[3];
+    LLVMBasicBlockRef loop[3], latch[3];
     LLVMValueRef iv[3];
     LLVMBasicBlockRef exitb = LLVMAppendBasicBlockInContext(L->C, L->fn, "region.end");
     LLVMValueRef zero = LLVMConstInt(L->t_i32, 0, 0);
     LLVMValueRef row = LLVMConstInt(L->t_i64, 0, 0);
+    /* bottom-tested loops: the runtime guarantees blockDim >= 1 in each
+    ** dimension, and without zero-trip guards O3 has less to unswitch */
     for (int d = 2; d >= 0; d--) {
-        head[d] = LLVMAppendBasicBlockInContext(L->C, L->fn, "region.head");
+        loop[d] = LLVMAppendBasicBlockInContext(L->C, L->fn, "region.body");
         latch[d] = LLVMAppendBasicBlockInContext(L->C, L->fn, "region.latch");
-        LLVMBasicBlockRef bodyb = LLVMAppendBasicBlockInContext(L->C, L->fn, "region.body");
         LLVMBasicBlockRef from = LLVMGetInsertBlock(B);
-        LLVMBuildBr(B, head[d]);
-        LLVMPositionBuilderAtEnd(B, head[d]);
+        LLVMBuildBr(B, loop[d]);
+        LLVMPositionBuilderAtEnd(B, loop[d]);
         iv[d] = LLVMBuildPhi(B, L->t_i32, "tid");
         LLVMAddIncoming(iv[d], &zero, &from, 1);
-        LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntSLT, iv[d], P->nt[d], ""), bodyb, d == 2 ? exitb : latch[d + 1]);
-        LLVMPositionBuilderAtEnd(B, bodyb);
         /* linear index: ((z * ny) + y) * nx + x */
         LLVMValueRef ext = LLVMBuildZExt(B, iv[d], L->t_i64, "");
         if (d < 2) row = LLVMBuildMul(B, row, LLVMBuildZExt(B, P->nt[d], L->t_i64, ""), "");
@@ -960,9 +959,9 @@ static void thread_loop(Lower *L, RegionBody body, void *cx) {
     for (int d = 0; d < 3; d++) {
         LLVMPositionBuilderAtEnd(B, latch[d]);
         LLVMValueRef next = LLVMBuildNSWAdd(B, iv[d], LLVMConstInt(L->t_i32, 1, 0), "");
-        LLVMBuildBr(B, head[d]);
         LLVMBasicBlockRef lb = latch[d];
         LLVMAddIncoming(iv[d], &next, &lb, 1);
+        LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntSLT, next, P->nt[d], ""), loop[d], d == 2 ? exitb : latch[d + 1]);
     }
     LLVMPositionBuilderAtEnd(B, exitb);
     uniform_context(L);
