@@ -13,9 +13,10 @@
 **     blockDim, gridDim, gridsize, shapes of uniform arrays, shared arrays
 **     and uniform variables, through operators and pure builtins. A variable
 **     is uniform when every assignment to it is a single-name assignment
-**     (=, op=, annotated) of a uniform expression placed directly in a
-**     skeleton list, or it is the target of a skeleton for loop
-**     (a fixed point: parameters start uniform).
+**     (=, op=, annotated) or a tuple assignment (h, w = a.shape, all names
+**     uniform) of a uniform expression placed directly in a skeleton list,
+**     or it is the target of a skeleton for loop (a fixed point:
+**     parameters start uniform).
 **   - syncthreads_count/_and/_or only as a skeleton statement of its own
 **     (`v = cuda.syncthreads_count(pred)` or the bare call): the region
 **     before it folds each thread's predicate into one accumulator, and a
@@ -57,6 +58,7 @@ typedef struct Site {
     bool is_for;    /* target of a skeleton for loop */
     bool aug;       /* op= */
     int depth;      /* skeleton loops around it */
+    int elem;       /* -1, or which element of the tuple rhs (a, b = expr) */
 } Site;
 
 /* How a statement of a skeleton list is emitted. REGION: in a thread loop;
@@ -76,8 +78,6 @@ struct CpuRegions {
     AstNode **remat_rhs;  /* its expression */
     int *remat_elem;      /* -1, or the element of the tuple remat_rhs it unpacks (x, y = cuda.grid(2)) */
     AstNode **remat_stmt; /* the assignment */
-    int *nassign;         /* planning: assignments to each variable, anywhere */
-    AstNode **unpack;     /* planning: a variable's top-level `a, b = expr` (one per variable), or NULL */
     uint8_t *remat_live;  /* lowering: its assignment was emitted (later regions recompute it) */
     uint8_t *other;       /* planning: assigned somewhere other than a skeleton site */
     uint8_t *exposed;     /* planning: read before written in some region */
@@ -237,15 +237,33 @@ static int simple_target(const CpuRegions *P, AstNode *s, AstNode **rhs, bool *a
     return var_of(P, t);
 }
 
+/* The names of `a, b, ... = expr` (all plain local names), else NULL. */
+static AstList *tuple_targets(const CpuRegions *P, AstNode *s) {
+    if (s->kind != AST_ASSIGN || s->u.assign.targets.len != 1 || s->u.assign.targets.items[0]->kind != AST_TUPLE)
+        return NULL;
+    AstList *el = &s->u.assign.targets.items[0]->u.seq.elts;
+    for (int e = 0; e < el->len; e++)
+        if (el->items[e]->kind != AST_NAME || var_of(P, el->items[e]) < 0) return NULL;
+    return el;
+}
+
+/* Whether every name a tuple assignment s writes is uniform; *hoist when one is hoisted. */
+static bool tuple_uniform(const CpuRegions *P, AstList *el, bool *hoist) {
+    *hoist = false;
+    for (int e = 0; e < el->len; e++) {
+        int v = var_of(P, el->items[e]);
+        if (!P->uniform[v]) return false;
+        *hoist |= P->hoisted[v];
+    }
+    return true;
+}
+
 /* Marks every variable s assigns (in any way) as assigned outside a skeleton site. */
 static void mark_target(CpuRegions *P, AstNode *t) {
     if (!t) return;
     if (t->kind == AST_NAME) {
         int v = var_of(P, t);
-        if (v >= 0) {
-            P->other[v] = 1;
-            P->nassign[v]++;
-        }
+        if (v >= 0) P->other[v] = 1;
     } else if (t->kind == AST_TUPLE || t->kind == AST_LIST) {
         for (int i = 0; i < t->u.seq.elts.len; i++) mark_target(P, t->u.seq.elts.items[i]);
     } else if (t->kind == AST_STARRED) {
@@ -405,8 +423,7 @@ static void scan_skeleton(CpuRegions *P, AstList *body, int depth) {
                 continue;
             }
             if (s->kind == AST_FOR && is_range_for(P, s)) {
-                add_site(P, (Site){var_of(P, s->u.for_.target), s, NULL, true, false, depth});
-                P->nassign[var_of(P, s->u.for_.target)]++;
+                add_site(P, (Site){var_of(P, s->u.for_.target), s, NULL, true, false, depth, -1});
                 scan_skeleton(P, &s->u.for_.body, depth + 1);
             } else if (s->kind == AST_WHILE && s->u.while_.orelse.len == 0) {
                 scan_skeleton(P, &s->u.while_.body, depth + 1);
@@ -422,20 +439,16 @@ static void scan_skeleton(CpuRegions *P, AstList *body, int depth) {
         AstNode *rhs;
         bool aug;
         int v = simple_target(P, s, &rhs, &aug);
+        AstList *el = tuple_targets(P, s);
         if (v >= 0) {
-            add_site(P, (Site){v, s, rhs, false, aug, depth});
-            P->nassign[v]++;
+            add_site(P, (Site){v, s, rhs, false, aug, depth, -1});
             walk(rhs, mark_assigned, P); /* (walrus inside the value) */
+        } else if (el) { /* a, b = expr: a site per name */
+            for (int e = 0; e < el->len; e++)
+                add_site(P, (Site){var_of(P, el->items[e]), s, s->u.assign.value, false, false, depth, e});
+            walk(s->u.assign.value, mark_assigned, P);
         } else {
             walk(s, mark_assigned, P);
-            if (depth == 0 && s->kind == AST_ASSIGN && s->u.assign.targets.len == 1 &&
-                s->u.assign.targets.items[0]->kind == AST_TUPLE) { /* remat candidates (find_remat) */
-                AstList *el = &s->u.assign.targets.items[0]->u.seq.elts;
-                for (int e = 0; e < el->len; e++) {
-                    int ev = var_of(P, el->items[e]);
-                    if (ev >= 0 && el->items[e]->kind == AST_NAME) P->unpack[ev] = s;
-                }
-            }
         }
     }
 }
@@ -450,6 +463,10 @@ static void fix_uniform(CpuRegions *P) {
             Site *s = &P->sites[k];
             if (!P->uniform[s->var]) continue;
             bool ok = s->is_for ? uniform_list(P, &s->stmt->u.for_.iter->u.call.args) : uniform_expr(P, s->rhs);
+            if (ok && s->elem >= 0) { /* all names of one tuple statement, or none */
+                bool hoist;
+                ok = tuple_uniform(P, tuple_targets(P, s->stmt), &hoist);
+            }
             if (!ok) {
                 P->uniform[s->var] = 0;
                 changed = true;
@@ -487,6 +504,9 @@ static StmtKind classify(CpuRegions *P, AstNode *s) {
     bool aug;
     int v = simple_target(P, s, &rhs, &aug);
     if (v >= 0 && P->uniform[v]) return P->hoisted[v] ? ST_UNIFORM : ST_SA;
+    AstList *el = v < 0 ? tuple_targets(P, s) : NULL;
+    bool hoist;
+    if (el && tuple_uniform(P, el, &hoist)) return hoist ? ST_UNIFORM : ST_SA;
     return ST_REGION;
 }
 
@@ -506,11 +526,15 @@ static int run_end(CpuRegions *P, AstList *body, int k) {
 static bool run_merges(CpuRegions *P, AstList *body, int k, int e) {
     for (int i = k; i < e; i++) {
         if (classify(P, body->items[i]) != ST_UNIFORM) continue;
-        AstNode *rhs;
+        AstNode *rhs, *s = body->items[i];
         bool aug;
-        int v = simple_target(P, body->items[i], &rhs, &aug);
-        for (int j = k; j < i; j++)
-            if (classify(P, body->items[j]) == ST_REGION && reads_var(P, body->items[j], v)) return false;
+        int v = simple_target(P, s, &rhs, &aug);
+        AstList *el = v < 0 ? tuple_targets(P, s) : NULL;
+        for (int e = 0; e < (el ? el->len : 1); e++) {
+            int w = el ? var_of(P, el->items[e]) : v;
+            for (int j = k; j < i; j++)
+                if (classify(P, body->items[j]) == ST_REGION && reads_var(P, body->items[j], w)) return false;
+        }
     }
     return true;
 }
@@ -761,26 +785,8 @@ static void find_remat(CpuRegions *P) {
             P->remat[v] = 1;
             P->remat_rhs[v] = one->rhs;
             P->remat_stmt[v] = one->stmt;
-            P->remat_elem[v] = -1;
+            P->remat_elem[v] = one->elem;
         }
-    }
-    /* x, y = cuda.grid(2): each name assigned nowhere else */
-    for (int v = 0; v < P->nvars; v++) {
-        AstNode *s = P->unpack[v];
-        if (!s || P->uniform[v] || P->nassign[v] != 1 || P->f->vars[v].param_index >= 0) continue;
-        AstNode *rhs = s->u.assign.value;
-        JInfo *ri = jf_info(P->f, rhs);
-        AstList *el = &s->u.assign.targets.items[0]->u.seq.elts;
-        if (!ri || !ri->type || ri->type->kind != JK_TUPLE || ri->type->n != el->len || !index_expr(P, rhs)) continue;
-        bool self = false;
-        for (int e = 0; e < el->len; e++) self |= reads_var(P, rhs, var_of(P, el->items[e]));
-        for (int e = 0; e < el->len && !self; e++)
-            if (var_of(P, el->items[e]) == v) {
-                P->remat[v] = 1;
-                P->remat_rhs[v] = rhs;
-                P->remat_stmt[v] = s;
-                P->remat_elem[v] = e;
-            }
     }
 }
 
@@ -818,8 +824,6 @@ void cpu_regions_free(CpuRegions *P) {
     free(P->remat_live);
     free(P->remat_elem);
     free(P->remat_stmt);
-    free(P->nassign);
-    free(P->unpack);
     free(P->other);
     free(P->exposed);
     free(P->sites);
@@ -851,10 +855,8 @@ CpuRegions *cpu_regions_plan(const JFunc *f) {
     P->remat_live = calloc(n, 1);
     P->remat_elem = calloc(n, sizeof *P->remat_elem);
     P->remat_stmt = calloc(n, sizeof *P->remat_stmt);
-    P->nassign = calloc(n, sizeof *P->nassign);
-    P->unpack = calloc(n, sizeof *P->unpack);
     if (!P->uniform || !P->hoisted || !P->per_thread || !P->other || !P->exposed || !P->remat || !P->remat_rhs ||
-        !P->remat_live || !P->remat_elem || !P->remat_stmt || !P->nassign || !P->unpack)
+        !P->remat_live || !P->remat_elem || !P->remat_stmt)
         goto fail;
     AstList *body = &f->def->u.func.body;
     walk_list(body, needs_fibers, P);

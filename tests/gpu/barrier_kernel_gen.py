@@ -5,7 +5,8 @@
 
 Prints a gpy program with one kernel built from random statements: uniform
 and thread-dependent branches, uniform for/while loops around barriers,
-syncthreads_count, early returns, local arrays, 1-D to 3-D blocks. It is
+syncthreads_count, early returns, local arrays, tuple assignments, 1-D to 3-D
+blocks. It is
 race-free by construction (threads write only their own slot of s2, read
 other threads' values only from s, which changes only between two
 barriers), so its output is defined; tests/cli/barrier_regions.sh checks
@@ -44,8 +45,11 @@ def program(seed):
             deeper = depth < 3
             if barriers and r < 0.15:
                 out += [pad + "cuda.syncthreads()", pad + "s[t] = s2[t]", pad + "cuda.syncthreads()"]
-            elif r < 0.35:
+            elif r < 0.3:
                 out.append(pad + "%s = %s" % (var(), expr()))
+            elif r < 0.35:
+                x, y = rnd.sample(range(NVARS), 2)
+                out.append(pad + "v%d, v%d = %s, %s" % (x, y, expr(), expr()))
             elif r < 0.45:
                 out.append(pad + "s2[t] = %s + s2[t] %% 5" % expr())
             elif r < 0.5:
@@ -62,7 +66,7 @@ def program(seed):
             elif r < 0.72 and deeper and barriers:
                 out.append(pad + "for i%d in range(n %% 3 + 1):" % depth)
                 out += block(depth + 1, True, 3)
-                out.append(pad + "    q = q + i%d" % depth)
+                out.append(pad + "    q, qq = q + i%d, qq * 2 %% 7" % depth)
             elif r < 0.78 and deeper and barriers:
                 out += [pad + "kk%d = 4" % depth, pad + "while kk%d > 0:" % depth]
                 out += block(depth + 1, True, 3)
@@ -100,6 +104,7 @@ def k(a, out, n):
     la[1] = 1
     la[2] = b
     q = 0
+    qq = 1
     v0 = t
     v1 = b
     v2 = 3
@@ -108,7 +113,7 @@ def k(a, out, n):
     out[b, t, 0] = v0
     out[b, t, 1] = v1
     out[b, t, 2] = v2 + v3 * 1000
-    out[b, t, 3] = s[t] + la[0] + la[1] + la[2] + q
+    out[b, t, 3] = s[t] + la[0] + la[1] + la[2] + q + qq * 10000
 
 
 a = (np.arange(64, dtype=np.int64) * 13) % 29
