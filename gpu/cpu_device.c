@@ -64,6 +64,9 @@ typedef struct Worker {
     int nstacks;
     ThreadFiber *fibers;
     int nfibers_cap;
+    char *scratch;       /* region kernels' per-thread values (gpy_cpu_scratch) */
+    size_t scratch_cap;
+    bool scratch_failed;
     char err[160];
 } Worker;
 
@@ -190,6 +193,26 @@ uint64_t gpy_cpu_warp(KernelCtx *ctx, int32_t op, uint32_t mask, uint64_t value,
     if (op == 5) return yes != 0;
     if (op == 6) return yes == 0 || yes == present;
     return yes;
+}
+
+void *gpy_cpu_scratch(KernelCtx *ctx, int64_t bytes) {
+    Worker *w = ctx->worker;
+    if (!w || bytes < 0) return NULL;
+    size_t want = (size_t)bytes;
+    if (want > w->scratch_cap) {
+        size_t cap = w->scratch_cap ? w->scratch_cap : 4096;
+        while (cap < want) cap *= 2;
+        void *p = NULL;
+        if (posix_memalign(&p, 64, cap) != 0) {
+            w->scratch_failed = true;
+            snprintf(w->err, sizeof w->err, "cannot allocate %zu bytes of per-thread storage", want);
+            return NULL;
+        }
+        free(w->scratch);
+        w->scratch = p;
+        w->scratch_cap = cap;
+    }
+    return w->scratch;
 }
 
 /* print() on the CPU device: formats one line from the format the
@@ -384,9 +407,11 @@ static bool run_block(CpuDevice *d, Worker *w, const CpuLaunch *l, int64_t b) {
     }
     ctx.smem = w->smem;
     ctx.grids = l->grids;
-    if (l->uses_barrier || !l->block_fn) return run_block_fibers(d, w, l, &ctx);
+    ctx.worker = w;
+    if (!l->block_fn) return run_block_fibers(d, w, l, &ctx);
+    w->scratch_failed = false;
     l->block_fn(&ctx, l->params);
-    return true;
+    return !w->scratch_failed;
 }
 
 /* Takes blocks from the shared counter until the grid is exhausted. */
@@ -478,6 +503,7 @@ void gpu_cpu_free(CpuDevice *d) {
         free(w->smem);
         if (w->stacks) munmap(w->stacks, w->stacks_len);
         free(w->fibers);
+        free(w->scratch);
     }
     free(d->threads);
     free(d->workers);
@@ -529,7 +555,7 @@ int gpu_cpu_launch(CpuDevice *d, const CpuLaunch *l, char *err, size_t errsize) 
         snprintf(err, errsize, "blockDim.z is at most 64 (got %u)", l->block[2]);
         return -1;
     }
-    if (!l->thread_fn && (l->uses_barrier || !l->block_fn)) {
+    if (!l->thread_fn && !l->block_fn) {
         snprintf(err, errsize, "kernel has no entry point for the CPU device");
         return -1;
     }
@@ -541,7 +567,7 @@ int gpu_cpu_launch(CpuDevice *d, const CpuLaunch *l, char *err, size_t errsize) 
     /* Small grids run on the launcher alone: waking the helpers costs ~10 µs,
     ** more than a few thousand loop iterations (barrier kernels pay ~40 ns per
     ** thread and barrier, so they go parallel sooner). */
-    uint64_t min_threads = l->uses_barrier ? 2048 : 16384;
+    uint64_t min_threads = l->block_fn ? 16384 : 2048;
     bool parallel = d->nworkers > 1 && nblocks > 1 && (uint64_t)nblocks * threads >= min_threads;
     if (parallel && start_helpers(d) && d->nworkers > 1) {
         /* ~16 chunks per worker: balance without a fence per block */

@@ -6,7 +6,12 @@
 ** first launch, kept for the life of the VM). Within a block:
 **   - kernels without barriers: the compiled block function loops over the
 **     block's threads itself (plain native loop);
-**   - kernels with barriers: each thread of the block is a fiber with its own
+**   - kernels whose barriers all sit in control flow uniform across the
+**     block: the compiler splits the body at the barriers into regions,
+**     each a native loop over the block's threads (jit/cpu_regions.c), and
+**     the block function runs like the one above; values crossing a
+**     barrier live in a per-worker scratch buffer (gpy_cpu_scratch);
+**   - other kernels with barriers: each thread of the block is a fiber with its own
 **     small stack; fibers run one after another on the worker and switch only
 **     when a thread reaches a barrier (cuda.syncthreads), so when every live
 **     thread of the block has arrived, all continue. A thread that returns
@@ -29,8 +34,8 @@ typedef struct CpuLaunch {
     uint32_t grid[3];       /* gridDim x, y, z (each ≥ 1) */
     uint32_t block[3];      /* blockDim x, y, z (each ≥ 1, product ≤ 1024) */
     size_t shared_bytes;    /* per-block shared memory (static + dynamic) */
-    CpuBlockFn block_fn;    /* used when non-NULL and !uses_barrier */
-    CpuThreadFn thread_fn;  /* used for barrier kernels */
+    CpuBlockFn block_fn;    /* used when non-NULL (barrier kernels too: regions) */
+    CpuThreadFn thread_fn;  /* used for barrier kernels without block_fn */
     bool uses_barrier;
     void **params;          /* kernel parameters (see the ABI in jit.h) */
     void *grids;            /* where child launches queue (KernelCtx.grids; cpu_child_grids.c), or NULL */
@@ -53,6 +58,10 @@ void gpy_cpu_syncthreads(KernelCtx *ctx);
 int32_t gpy_cpu_syncthreads_reduce(KernelCtx *ctx, int32_t pred, int32_t op);
 /* A warp collective (op numbers in gpu/cpu_device.c); value/result as 64 bits. */
 uint64_t gpy_cpu_warp(KernelCtx *ctx, int32_t op, uint32_t mask, uint64_t value, int32_t arg);
+/* Region kernels: the worker's scratch of at least bytes (64-byte
+** aligned, contents undefined), or NULL when it cannot be allocated (the
+** launch then fails with a message once the block returns). */
+void *gpy_cpu_scratch(KernelCtx *ctx, int64_t bytes);
 /* print() in a kernel: fmt uses %lld %llu %f %s; slots are 8 bytes each. */
 void gpy_cpu_print(KernelCtx *ctx, const char *fmt, const uint64_t *slots);
 

@@ -17,6 +17,7 @@
 
 #include "../gpu/cpu_child_grids.h"
 #include "../gpu/cpu_device.h"
+#include "cpu_regions.h"
 #include "jit_cache.h"
 #include "target.h"
 
@@ -113,7 +114,7 @@ static LLVMOrcLLJITRef get_lljit(struct JitState *js, char *err, size_t errsize)
     }
     LLVMOrcJITDylibAddGenerator(jd, gen);
     LLVMJITSymbolFlags fl = {LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable, 0};
-    LLVMOrcCSymbolMapPair sym[5] = {
+    LLVMOrcCSymbolMapPair sym[] = {
         {LLVMOrcLLJITMangleAndIntern(J, "gpy_cpu_syncthreads"),
          {(LLVMOrcJITTargetAddress)(uintptr_t)&gpy_cpu_syncthreads, fl}},
         {LLVMOrcLLJITMangleAndIntern(J, "gpy_cpu_syncthreads_reduce"),
@@ -122,8 +123,10 @@ static LLVMOrcLLJITRef get_lljit(struct JitState *js, char *err, size_t errsize)
         {LLVMOrcLLJITMangleAndIntern(J, "gpy_cpu_print"), {(LLVMOrcJITTargetAddress)(uintptr_t)&gpy_cpu_print, fl}},
         {LLVMOrcLLJITMangleAndIntern(J, "gpy_cpu_launch_child"),
          {(LLVMOrcJITTargetAddress)(uintptr_t)&gpy_cpu_launch_child, fl}},
+        {LLVMOrcLLJITMangleAndIntern(J, "gpy_cpu_scratch"),
+         {(LLVMOrcJITTargetAddress)(uintptr_t)&gpy_cpu_scratch, fl}},
     };
-    e = LLVMOrcJITDylibDefine(jd, LLVMOrcAbsoluteSymbols(sym, 5));
+    e = LLVMOrcJITDylibDefine(jd, LLVMOrcAbsoluteSymbols(sym, sizeof sym / sizeof sym[0]));
     if (e) {
         LLVMOrcDisposeLLJIT(J);
         return take_error(e, err, errsize, "cannot create the native JIT"), NULL;
@@ -197,6 +200,8 @@ static void lower_init(Lower *L, VM *vm, LLVMContextRef C, LLVMModuleRef M, cons
 }
 
 static void lower_done(Lower *L) {
+    cpu_regions_free(L->regions);
+    L->regions = NULL;
     free(L->vars);
     free(L->fns);
     free(L->sites);
@@ -363,6 +368,10 @@ static bool compile_cpu(VM *vm, struct JitState *js, JFunc *f, bool fastmath, Ji
     L.narrow = k->narrow_index;
     /* the record's symbol is unique in the JITDylib, like the entries */
     snprintf(L.err_symbol, sizeof L.err_symbol, "%s_%u", JIT_DEBUG_ERR_SYMBOL, js->serial + 1);
+    /* barrier kernels run as loops over the block's threads when their
+    ** barriers allow it (cpu_regions.c); debug kernels keep the fibers */
+    if (f->uses_barrier && !k->debug) L.regions = cpu_regions_plan(f);
+    bool regions = L.regions != NULL;
     LLVMValueRef body = build(&L, f, false);
     char bname[200], tname[200], ename[64];
     size_t len;
@@ -374,7 +383,7 @@ static bool compile_cpu(VM *vm, struct JitState *js, JFunc *f, bool fastmath, Ji
     const char *bn = LLVMGetValueName2(body, &len);
     snprintf(bname, sizeof bname, "%.150s_block_%u", bn, serial);
     snprintf(tname, sizeof tname, "%.150s_thread_%u", bn, serial);
-    jit_cpu_entries(&L, body, f->uses_barrier ? NULL : bname, tname);
+    jit_cpu_entries(&L, body, f->uses_barrier && !regions ? NULL : bname, regions ? NULL : tname);
     k->shared_bytes = L.smem_bytes;
     if (!verify(M, f->name, err, errsize)) goto fail;
     if (js->host_tm && !run_o3(M, js->host_tm, err, errsize)) goto fail;
@@ -401,13 +410,14 @@ static bool compile_cpu(VM *vm, struct JitState *js, JFunc *f, bool fastmath, Ji
     }
     k->module->rt = rt;
     LLVMOrcExecutorAddress addr = 0;
-    e = LLVMOrcLLJITLookup(J, &addr, tname);
+    e = LLVMOrcLLJITLookup(J, &addr, regions ? bname : tname);
     if (e || js->diag.error) {
         if (e) take_error(e, err, errsize, "native compile failed");
         else snprintf(err, errsize, "native compile failed: %s", js->diag.msg);
         return false;
     }
-    k->cpu_thread = (CpuThreadFn)(uintptr_t)addr;
+    if (regions) k->cpu_block = (CpuBlockFn)(uintptr_t)addr; /* no thread entry: no fibers */
+    else k->cpu_thread = (CpuThreadFn)(uintptr_t)addr;
     if (!f->uses_barrier) {
         e = LLVMOrcLLJITLookup(J, &addr, bname);
         if (e) {

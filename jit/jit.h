@@ -211,9 +211,11 @@ typedef struct KernelCtx {
     char *smem;         /* this block's static shared memory */
     void *block;        /* runtime (gpu/cpu_device.c): the block's fiber group */
     void *grids;        /* runtime (gpu/cpu_child_grids.c): where child launches queue */
+    void *worker;       /* runtime: the worker running the block (gpy_cpu_scratch) */
 } KernelCtx;
 
-/* Runs all threads of one block in a loop (kernels without barriers). It
+/* Runs all threads of one block in a loop (kernels without barriers, and
+** barrier kernels split into per-region thread loops, jit/cpu_regions.c). It
 ** reads ctaid, ntid, nctaid and smem from ctx and neither reads nor writes
 ** ctx->tid. */
 typedef void (*CpuBlockFn)(KernelCtx *ctx, void **params);
@@ -231,8 +233,8 @@ typedef struct JitKernel {
     size_t shared_bytes;    /* static shared memory per block */
     bool uses_barrier;
     /* JIT_TARGET_CPU */
-    CpuBlockFn cpu_block;   /* NULL when uses_barrier */
-    CpuThreadFn cpu_thread;
+    CpuBlockFn cpu_block;   /* NULL when uses_barrier, unless the barriers allow regions */
+    CpuThreadFn cpu_thread; /* NULL when cpu_block runs a barrier kernel */
     /* JIT_TARGET_PTX */
     char *ptx;              /* NUL-terminated PTX text */
     char entry[160];        /* the .entry name in the PTX */

@@ -142,7 +142,7 @@ static LLVMModuleRef parse_renamed(LLVMContextRef C, const char *ir, const char 
     }
     for (LLVMValueRef g = LLVMGetFirstGlobal(M); g; g = LLVMGetNextGlobal(g))
         if (!LLVMIsDeclaration(g) && LLVMGetLinkage(g) != LLVMPrivateLinkage) LLVMSetLinkage(g, LLVMInternalLinkage);
-    if (!tname[0] || (need_block && !bname[0])) {
+    if ((!tname[0] && !bname[0]) || (need_block && !bname[0])) { /* region kernels: a block entry only */
         snprintf(err, errsize, "cached kernel IR has no entry points");
         LLVMDisposeModule(M);
         return NULL;
@@ -195,8 +195,8 @@ static bool load_cpu(VM *vm, JitKernel *k, const char *ir, const JitCachedCode *
     LLVMOrcJITDylibRef jd = LLVMOrcLLJITGetMainJITDylib(J);
     LLVMOrcResourceTrackerRef rt = LLVMOrcJITDylibCreateResourceTracker(jd);
     LLVMErrorRef e;
-    if (c->obj && c->obj_len && c->obj_tname && c->obj_tname[0]) {
-        snprintf(tname, sizeof tname, "%s", c->obj_tname);
+    if (c->obj && c->obj_len && ((c->obj_tname && c->obj_tname[0]) || (c->obj_bname && c->obj_bname[0]))) {
+        snprintf(tname, sizeof tname, "%s", c->obj_tname ? c->obj_tname : "");
         snprintf(bname, sizeof bname, "%s", c->obj_bname ? c->obj_bname : "");
         LLVMMemoryBufferRef ob = LLVMCreateMemoryBufferWithMemoryRangeCopy(c->obj, c->obj_len, "gpy-cache-obj");
         e = LLVMOrcLLJITAddObjectFileWithRT(J, rt, ob); /* takes ob */
@@ -228,9 +228,12 @@ static bool load_cpu(VM *vm, JitKernel *k, const char *ir, const JitCachedCode *
         return false;
     }
     LLVMOrcExecutorAddress addr = 0;
-    e = LLVMOrcLLJITLookup(J, &addr, tname);
-    if (!e) k->cpu_thread = (CpuThreadFn)(uintptr_t)addr;
-    if (!e && !k->uses_barrier) {
+    e = NULL;
+    if (tname[0]) {
+        e = LLVMOrcLLJITLookup(J, &addr, tname);
+        if (!e) k->cpu_thread = (CpuThreadFn)(uintptr_t)addr;
+    }
+    if (!e && bname[0]) { /* barrier kernels have one when they run as regions */
         e = LLVMOrcLLJITLookup(J, &addr, bname);
         if (!e) k->cpu_block = (CpuBlockFn)(uintptr_t)addr;
     }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_regions.h"
 #include "target.h"
 
 /* Formats "kernel 'name' (types): file:line:col: message" into L->err and
@@ -376,7 +377,8 @@ static void emit_function(Lower *L, int index) {
             LLVMBuildStore(L->B, cv, L->vars[k]);
         }
     }
-    lower_body(L, &f->def->u.func.body);
+    if (f->is_kernel && L->regions) cpu_regions_lower_body(L); /* barrier kernel as thread loops */
+    else lower_body(L, &f->def->u.func.body);
     if (!LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(L->B))) LLVMBuildBr(L->B, L->ret_bb);
     LLVMPositionBuilderAtEnd(L->B, L->ret_bb);
     if (L->ret_slot) LLVMBuildRet(L->B, LLVMBuildLoad2(L->B, rt, L->ret_slot, ""));

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_regions.h"
 #include "target.h"
 
 /* A captured constant (int, float, bool, or a tuple of those) as type t. */
@@ -199,6 +200,8 @@ static LLVMValueRef lower_alloc_array(Lower *L, AstNode *n, JInfo *info, bool sh
     LLVMValueRef data;
     if (shared) {
         data = L->tg->shared_array(L, et, count, nd_itemsize(t->dtype));
+    } else if (L->regions && L->f->is_kernel) {
+        data = cpu_regions_local_array(L, n); /* one per thread of the block */
     } else {
         data = lower_alloca(L, LLVMArrayType2(et, (uint64_t)count), "local");
         LLVMSetAlignment(data, 16);

@@ -107,6 +107,9 @@ struct Lower {
     JitSite *sites;            /* malloc'd; handed to the JitKernel */
     int nsites, capsites;
     const JitChildMap *children; /* CPU: kernels launched from this module (lower_launch.c) */
+    /* CPU: the region plan of a barrier kernel run without fibers
+    ** (cpu_regions.h), or NULL */
+    struct CpuRegions *regions;
     /* errors */
     char *err;
     size_t errsize;
@@ -218,7 +221,8 @@ LLVMValueRef lower_math(Lower *L, JBuiltin b, LLVMValueRef *args, int nargs, con
 
 /* ---- target_cpu.c ---- */
 /* Adds the CPU device's entry points around the kernel body function
-** (block_name may be NULL for kernels with barriers). */
+** (block_name NULL for barrier kernels run as fibers; thread_name NULL for
+** barrier kernels run as regions, whose body loops over the threads). */
 void jit_cpu_entries(Lower *L, LLVMValueRef body, const char *block_name, const char *thread_name);
 
 /* ---- jit_launch.c: kernels launching kernels on the CPU device ---- */

@@ -114,15 +114,25 @@ void jit_cpu_entries(Lower *L, LLVMValueRef body, const char *block_name, const 
     L->B = B;
     LLVMTypeRef bt = LLVMGlobalGetValueType(body);
     LLVMValueRef args[512];
-    /* thread entry */
-    LLVMValueRef tf = entry_fn(L, thread_name);
-    LLVMPositionBuilderAtEnd(B, LLVMAppendBasicBlockInContext(L->C, tf, "entry"));
-    L->ctx = LLVMGetParam(tf, 0);
-    unsigned n = unpack_params(L, body, L->ctx, LLVMGetParam(tf, 1), args);
-    for (int d = 0; d < 3; d++) args[d + 1] = load_i32(L, offsetof(KernelCtx, tid) + 4 * (size_t)d);
-    LLVMBuildCall2(B, bt, body, args, n, "");
-    LLVMBuildRetVoid(B);
-    if (block_name) {
+    unsigned n;
+    if (thread_name) { /* thread entry */
+        LLVMValueRef tf = entry_fn(L, thread_name);
+        LLVMPositionBuilderAtEnd(B, LLVMAppendBasicBlockInContext(L->C, tf, "entry"));
+        L->ctx = LLVMGetParam(tf, 0);
+        n = unpack_params(L, body, L->ctx, LLVMGetParam(tf, 1), args);
+        for (int d = 0; d < 3; d++) args[d + 1] = load_i32(L, offsetof(KernelCtx, tid) + 4 * (size_t)d);
+        LLVMBuildCall2(B, bt, body, args, n, "");
+        LLVMBuildRetVoid(B);
+    }
+    if (block_name && L->regions) { /* the body loops over the threads itself (cpu_regions.c) */
+        LLVMValueRef bf = entry_fn(L, block_name);
+        LLVMPositionBuilderAtEnd(B, LLVMAppendBasicBlockInContext(L->C, bf, "entry"));
+        L->ctx = LLVMGetParam(bf, 0);
+        n = unpack_params(L, body, L->ctx, LLVMGetParam(bf, 1), args);
+        for (int d = 0; d < 3; d++) args[d + 1] = LLVMConstInt(L->t_i32, 0, 0);
+        LLVMBuildCall2(B, bt, body, args, n, "");
+        LLVMBuildRetVoid(B);
+    } else if (block_name) {
         LLVMValueRef bf = entry_fn(L, block_name);
         LLVMValueRef ctx = LLVMGetParam(bf, 0);
         LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(L->C, bf, "entry");

@@ -262,11 +262,12 @@ static void check_invalid(CpuDevice *d) {
         CHECK(rc == -1 && strlen(err) > 10, "invalid grid (%u,%u,%u) block (%u,%u,%u): rc %d, err '%s'", s[0], s[1],
               s[2], s[3], s[4], s[5], rc, err);
     }
-    CpuLaunch none = {.grid = {1, 1, 1}, .block = {1, 1, 1}, .uses_barrier = true, .block_fn = count_block,
-                      .params = params};
+    /* (a barrier kernel with a block_fn is one the compiler split into
+    ** regions: it runs like any block function) */
+    CpuLaunch none = {.grid = {1, 1, 1}, .block = {1, 1, 1}, .uses_barrier = true, .params = params};
     char err[256] = "";
     CHECK(gpu_cpu_launch(d, &none, err, sizeof err) == -1 && strstr(err, "entry point"),
-          "barrier kernel without thread_fn: '%s'", err);
+          "barrier kernel without an entry point: '%s'", err);
     int ran = 0;
     for (int i = 0; i < 1 << 16; i++) ran += atomic_load(&a.count[i]);
     CHECK(ran == 0, "invalid launches ran %d threads", ran);
@@ -295,6 +296,49 @@ static void check_reduce_pred(CpuDevice *d, uint32_t nblocks, uint32_t n) {
     free(out);
 }
 
+/* A block function as the compiler emits for a barrier kernel split into
+** regions: it asks for smem_ints int64s of scratch per thread, fills them in
+** one loop over the threads and checks them in a second. */
+static void scratch_block(KernelCtx *c, void **params) {
+    Args *a = *(Args **)params[0];
+    int64_t n = block_threads(c), per = (int64_t)a->smem_ints;
+    int64_t *s = gpy_cpu_scratch(c, n * per * 8);
+    if (!s || (uintptr_t)s % 64) {
+        atomic_fetch_add(a->bad, 1);
+        return;
+    }
+    for (int64_t t = 0; t < n; t++)
+        for (int64_t k = 0; k < per; k++) s[k * n + t] = block_linear(c) * 1000003 + t * 31 + k;
+    for (int64_t t = 0; t < n; t++) {
+        int64_t sum = 0;
+        for (int64_t k = 0; k < per; k++) sum += s[k * n + t] == block_linear(c) * 1000003 + t * 31 + k;
+        if (sum != per) atomic_fetch_add(a->bad, 1);
+        else atomic_fetch_add(&a->count[block_linear(c) * n + t], 1);
+    }
+}
+
+/* The per-worker scratch of region kernels: aligned, private to the block
+** being run, grown on demand across launches. */
+static void check_scratch(CpuDevice *d) {
+    static const uint32_t shapes[][3] = {{1, 1, 1}, {200, 256, 4}, {3, 1024, 32}, {1000, 32, 2}, {64, 1024, 1}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        uint32_t nb = shapes[i][0], nt = shapes[i][1];
+        atomic_int bad = 0;
+        Args a = {.count = calloc((size_t)nb * nt, sizeof(atomic_int)), .bad = &bad, .smem_ints = shapes[i][2]};
+        Args *ap = &a;
+        void *params[1] = {&ap};
+        CpuLaunch l = {.grid = {nb, 1, 1}, .block = {nt, 1, 1}, .block_fn = scratch_block, .uses_barrier = true,
+                       .params = params};
+        char err[256] = "";
+        CHECK(gpu_cpu_launch(d, &l, err, sizeof err) == 0, "scratch launch: %s", err);
+        int64_t wrong = 0;
+        for (int64_t t = 0; t < (int64_t)nb * nt; t++) wrong += atomic_load(&a.count[t]) != 1;
+        CHECK(wrong == 0 && atomic_load(&bad) == 0, "scratch %u blocks x %u threads x %u: %lld wrong, %d bad", nb,
+              nt, shapes[i][2], (long long)wrong, atomic_load(&bad));
+        free(a.count);
+    }
+}
+
 /* Everything above on one device. */
 static void check_device(CpuDevice *d) {
     /* 1-D, 2-D, 3-D grids and blocks; small (launcher only) and large (all workers) */
@@ -317,6 +361,7 @@ static void check_device(CpuDevice *d) {
     check_barriers(d, 37, 1024);
     check_barriers(d, 500, 256);
     check_invalid(d);
+    check_scratch(d);
     check_reduce_pred(d, 1, 1);
     check_reduce_pred(d, 5, 33);
     check_reduce_pred(d, 300, 128);
