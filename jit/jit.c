@@ -50,16 +50,20 @@ static void diag_handler(LLVMDiagnosticInfoRef di, void *ctx) {
     d->error = true;
 }
 
-static struct JitState *jit_state(VM *vm) {
-    if (vm->jit) return vm->jit;
-    struct JitState *js = calloc(1, sizeof *js);
-    if (!js) return NULL;
+void jit_llvm_init(void) {
     LLVMInitializeNVPTXTargetInfo();
     LLVMInitializeNVPTXTarget();
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
     LLVMInitializeNativeTarget();
     LLVMInitializeNativeAsmPrinter();
+}
+
+static struct JitState *jit_state(VM *vm) {
+    if (vm->jit) return vm->jit;
+    struct JitState *js = calloc(1, sizeof *js);
+    if (!js) return NULL;
+    jit_llvm_init(); /* done already where the loader ran it; registering again is a no-op */
     vm->jit = js;
     vm_on_free(vm, jit_state_free);
     return js;
@@ -531,6 +535,84 @@ char *jit_compile_ptx_device(VM *vm, Function *fn, int nargs, const JType *const
     if (ret) *ret = f->ret;
     jf_free(f);
     return ptx;
+}
+
+/* ------------------------------------------------------------ warm-up */
+
+/* out[i] = x[i] + y[i] for i < n, i from the thread index on the GPU and
+** from a parameter on the host: the seed kernel's shape, so the warm-up
+** touches the same optimizer and code generator paths. */
+static void warm_module(LLVMTargetMachineRef tm, bool ptx) {
+    LLVMContextRef C = LLVMContextCreate();
+    LLVMModuleRef M = LLVMModuleCreateWithNameInContext("gpy_warm_up", C);
+    char *triple = LLVMGetTargetMachineTriple(tm);
+    LLVMSetTarget(M, triple);
+    LLVMDisposeMessage(triple);
+    LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
+    char *dl = LLVMCopyStringRepOfTargetData(td);
+    LLVMSetDataLayout(M, dl);
+    LLVMDisposeMessage(dl);
+    LLVMDisposeTargetData(td);
+    LLVMTypeRef ptr = LLVMPointerTypeInContext(C, 0), i32 = LLVMInt32TypeInContext(C),
+                i64 = LLVMInt64TypeInContext(C), f32 = LLVMFloatTypeInContext(C);
+    LLVMTypeRef params[5] = {ptr, ptr, ptr, i64, i32};
+    LLVMValueRef fn = LLVMAddFunction(M, "gpy_warm_up", LLVMFunctionType(LLVMVoidTypeInContext(C), params, 5, 0));
+    if (ptx) LLVMSetFunctionCallConv(fn, LLVMPTXKernelCallConv);
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(C);
+    LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(C, fn, "entry"),
+                      body = LLVMAppendBasicBlockInContext(C, fn, "body"),
+                      done = LLVMAppendBasicBlockInContext(C, fn, "done");
+    LLVMPositionBuilderAtEnd(b, entry);
+    LLVMValueRef tid = LLVMGetParam(fn, 4);
+    if (ptx) {
+        LLVMTypeRef ft = LLVMFunctionType(i32, NULL, 0, 0);
+        LLVMValueRef sreg = LLVMAddFunction(M, "llvm.nvvm.read.ptx.sreg.tid.x", ft);
+        tid = LLVMBuildCall2(b, ft, sreg, NULL, 0, "tid");
+    }
+    LLVMValueRef i = LLVMBuildSExt(b, tid, i64, "i");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, i, LLVMGetParam(fn, 3), "in"), body, done);
+    LLVMPositionBuilderAtEnd(b, body);
+    LLVMValueRef xs = LLVMBuildGEP2(b, f32, LLVMGetParam(fn, 0), &i, 1, "xp");
+    LLVMValueRef ys = LLVMBuildGEP2(b, f32, LLVMGetParam(fn, 1), &i, 1, "yp");
+    LLVMValueRef sum = LLVMBuildFAdd(b, LLVMBuildLoad2(b, f32, xs, "x"), LLVMBuildLoad2(b, f32, ys, "y"), "s");
+    LLVMBuildStore(b, sum, LLVMBuildGEP2(b, f32, LLVMGetParam(fn, 2), &i, 1, "op"));
+    LLVMBuildBr(b, done);
+    LLVMPositionBuilderAtEnd(b, done);
+    LLVMBuildRetVoid(b);
+    LLVMDisposeBuilder(b);
+    char err[256];
+    LLVMMemoryBufferRef buf = NULL;
+    char *msg = NULL;
+    if (!LLVMVerifyModule(M, LLVMReturnStatusAction, &msg) && run_o3(M, tm, err, sizeof err) &&
+        !LLVMTargetMachineEmitToMemoryBuffer(tm, M, ptx ? LLVMAssemblyFile : LLVMObjectFile, &msg, &buf))
+        LLVMDisposeMemoryBuffer(buf);
+    LLVMDisposeMessage(msg);
+    LLVMDisposeModule(M);
+    LLVMContextDispose(C);
+}
+
+void jit_warm_up(_Atomic bool *cancel) {
+    char err[256];
+    LLVMTargetMachineRef tm = NULL;
+    LLVMTargetRef t;
+    char *msg = NULL;
+    int cc = choose_cc(0, err, sizeof err);
+    char cpu[16];
+    snprintf(cpu, sizeof cpu, "sm_%d", cc ? cc : 80);
+    if (!LLVMGetTargetFromTriple("nvptx64-nvidia-cuda", &t, &msg))
+        tm = LLVMCreateTargetMachine(t, "nvptx64-nvidia-cuda", cpu, "", LLVMCodeGenLevelAggressive, LLVMRelocDefault,
+                                     LLVMCodeModelDefault);
+    LLVMDisposeMessage(msg);
+    if (tm) {
+        warm_module(tm, true);
+        LLVMDisposeTargetMachine(tm);
+    }
+    if (*cancel) return;
+    tm = host_tm_new();
+    if (tm) {
+        warm_module(tm, false);
+        LLVMDisposeTargetMachine(tm);
+    }
 }
 
 /* ------------------------------------------- for jit_cache.c (disk cache) */

@@ -295,6 +295,14 @@ JitKernel *jit_compile(VM *vm, Function *fn, int nargs, const JType *const *argt
                        int cc, bool fastmath, char *err, size_t errsize);
 void jit_kernel_free(VM *vm, JitKernel *k);
 
+/* LLVM's targets, once per process before any other use of LLVM (the
+** loader calls it under pthread_once; jit_compile's first call otherwise). */
+void jit_llvm_init(void);
+/* Compiles a tiny kernel for the GPU and for the host and discards it, so
+** that the program's first compile finds libLLVM's code paged in and its
+** lazy tables built; run on the loader's thread. Stops early once *cancel. */
+void jit_warm_up(_Atomic bool *cancel);
+
 /* Compiles a device function alone to PTX (cuda.compile_ptx(fn, sig, device=True)). */
 /* Returns malloc'd PTX text (free()), the function as a visible .func of its
 ** mangled name; *ret receives the return type. NULL with err on failure. */
