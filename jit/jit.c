@@ -3,6 +3,7 @@
 ** one ORC LLJIT, libdevice), and jit_compile: infer → lower → verify →
 ** O3 → PTX text and/or native code for the CPU device.
 */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,10 +94,9 @@ static LLVMTargetMachineRef host_tm_new(void) {
     return tm;
 }
 
-/* The VM's LLJIT: compiles at O3 for this host, resolves libm through the
+/* An LLJIT that compiles at O3 for this host, resolves libm through the
 ** process, and knows the CPU device's barrier function. */
-static LLVMOrcLLJITRef get_lljit(struct JitState *js, char *err, size_t errsize) {
-    if (js->jit) return js->jit;
+static LLVMOrcLLJITRef lljit_new(char *err, size_t errsize) {
     LLVMTargetMachineRef tm = host_tm_new();
     if (!tm) {
         snprintf(err, errsize, "no LLVM target for this host");
@@ -129,8 +129,13 @@ static LLVMOrcLLJITRef get_lljit(struct JitState *js, char *err, size_t errsize)
         LLVMOrcDisposeLLJIT(J);
         return take_error(e, err, errsize, "cannot create the native JIT"), NULL;
     }
-    js->jit = J;
     return J;
+}
+
+/* The VM's LLJIT. */
+static LLVMOrcLLJITRef get_lljit(struct JitState *js, char *err, size_t errsize) {
+    if (!js->jit) js->jit = lljit_new(err, errsize);
+    return js->jit;
 }
 
 /* cc 0 → GPY_CUDA_ARCH ("sm_90", "90", "9.0") → 80; then the highest
@@ -158,9 +163,7 @@ static int choose_cc(int cc, char *err, size_t errsize) {
     return best;
 }
 
-static LLVMTargetMachineRef ptx_tm(struct JitState *js, int cc, char *err, size_t errsize) {
-    for (int i = 0; i < js->nptx; i++)
-        if (js->ptx_cc[i] == cc) return js->ptx_tm[i];
+static LLVMTargetMachineRef ptx_tm_new(int cc, char *err, size_t errsize) {
     LLVMTargetRef t;
     char *msg = NULL;
     if (LLVMGetTargetFromTriple("nvptx64-nvidia-cuda", &t, &msg)) {
@@ -173,11 +176,19 @@ static LLVMTargetMachineRef ptx_tm(struct JitState *js, int cc, char *err, size_
     LLVMTargetMachineRef tm = LLVMCreateTargetMachine(t, "nvptx64-nvidia-cuda", cpu, "",
                                                       LLVMCodeGenLevelAggressive, LLVMRelocDefault,
                                                       LLVMCodeModelDefault);
-    if (!tm || js->nptx == 8) {
-        snprintf(err, errsize, "cannot create the NVPTX target machine for %s", cpu);
-        if (tm) LLVMDisposeTargetMachine(tm);
+    if (!tm) snprintf(err, errsize, "cannot create the NVPTX target machine for %s", cpu);
+    return tm;
+}
+
+static LLVMTargetMachineRef ptx_tm(struct JitState *js, int cc, char *err, size_t errsize) {
+    for (int i = 0; i < js->nptx; i++)
+        if (js->ptx_cc[i] == cc) return js->ptx_tm[i];
+    if (js->nptx == 8) {
+        snprintf(err, errsize, "too many target machines (compute capability %d)", cc);
         return NULL;
     }
+    LLVMTargetMachineRef tm = ptx_tm_new(cc, err, errsize);
+    if (!tm) return NULL;
     js->ptx_cc[js->nptx] = cc;
     js->ptx_tm[js->nptx++] = tm;
     return tm;
@@ -537,22 +548,25 @@ char *jit_compile_ptx_device(VM *vm, Function *fn, int nargs, const JType *const
     return ptx;
 }
 
-/* ------------------------------------------------------------ warm-up */
+/* ------------------------------------------- ahead of the first compile */
+
+/* What the loader's thread makes for one VM before its first compile (the
+** NVPTX target machine for the default compute capability, the host's, and
+** the LLJIT), each handed over once its warm-up compile is done. */
+struct JitPrepared {
+    pthread_mutex_t lock;
+    int ptx_cc;
+    LLVMTargetMachineRef ptx_tm, host_tm;
+    LLVMOrcLLJITRef jit;
+};
 
 /* out[i] = x[i] + y[i] for i < n, i from the thread index on the GPU and
 ** from a parameter on the host: the seed kernel's shape, so the warm-up
-** touches the same optimizer and code generator paths. */
-static void warm_module(LLVMTargetMachineRef tm, bool ptx) {
-    LLVMContextRef C = LLVMContextCreate();
+** runs the optimizer and code generator paths a first kernel needs. */
+static LLVMModuleRef warm_ir(LLVMContextRef C, const char *triple, const char *layout, bool ptx) {
     LLVMModuleRef M = LLVMModuleCreateWithNameInContext("gpy_warm_up", C);
-    char *triple = LLVMGetTargetMachineTriple(tm);
     LLVMSetTarget(M, triple);
-    LLVMDisposeMessage(triple);
-    LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
-    char *dl = LLVMCopyStringRepOfTargetData(td);
-    LLVMSetDataLayout(M, dl);
-    LLVMDisposeMessage(dl);
-    LLVMDisposeTargetData(td);
+    LLVMSetDataLayout(M, layout);
     LLVMTypeRef ptr = LLVMPointerTypeInContext(C, 0), i32 = LLVMInt32TypeInContext(C),
                 i64 = LLVMInt64TypeInContext(C), f32 = LLVMFloatTypeInContext(C);
     LLVMTypeRef params[5] = {ptr, ptr, ptr, i64, i32};
@@ -566,53 +580,116 @@ static void warm_module(LLVMTargetMachineRef tm, bool ptx) {
     LLVMValueRef tid = LLVMGetParam(fn, 4);
     if (ptx) {
         LLVMTypeRef ft = LLVMFunctionType(i32, NULL, 0, 0);
-        LLVMValueRef sreg = LLVMAddFunction(M, "llvm.nvvm.read.ptx.sreg.tid.x", ft);
-        tid = LLVMBuildCall2(b, ft, sreg, NULL, 0, "tid");
+        tid = LLVMBuildCall2(b, ft, LLVMAddFunction(M, "llvm.nvvm.read.ptx.sreg.tid.x", ft), NULL, 0, "tid");
     }
     LLVMValueRef i = LLVMBuildSExt(b, tid, i64, "i");
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, i, LLVMGetParam(fn, 3), "in"), body, done);
     LLVMPositionBuilderAtEnd(b, body);
-    LLVMValueRef xs = LLVMBuildGEP2(b, f32, LLVMGetParam(fn, 0), &i, 1, "xp");
-    LLVMValueRef ys = LLVMBuildGEP2(b, f32, LLVMGetParam(fn, 1), &i, 1, "yp");
-    LLVMValueRef sum = LLVMBuildFAdd(b, LLVMBuildLoad2(b, f32, xs, "x"), LLVMBuildLoad2(b, f32, ys, "y"), "s");
+    LLVMValueRef xp = LLVMBuildGEP2(b, f32, LLVMGetParam(fn, 0), &i, 1, "xp");
+    LLVMValueRef yp = LLVMBuildGEP2(b, f32, LLVMGetParam(fn, 1), &i, 1, "yp");
+    LLVMValueRef sum = LLVMBuildFAdd(b, LLVMBuildLoad2(b, f32, xp, "x"), LLVMBuildLoad2(b, f32, yp, "y"), "s");
     LLVMBuildStore(b, sum, LLVMBuildGEP2(b, f32, LLVMGetParam(fn, 2), &i, 1, "op"));
     LLVMBuildBr(b, done);
     LLVMPositionBuilderAtEnd(b, done);
     LLVMBuildRetVoid(b);
     LLVMDisposeBuilder(b);
-    char err[256];
+    return M;
+}
+
+/* The warm-up kernel through O3 and NVPTX code generation; the PTX is dropped. */
+static void warm_ptx(LLVMTargetMachineRef tm) {
+    char err[256], *msg = NULL, *triple = LLVMGetTargetMachineTriple(tm);
+    LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
+    char *layout = LLVMCopyStringRepOfTargetData(td);
+    LLVMContextRef C = LLVMContextCreate();
+    LLVMModuleRef M = warm_ir(C, triple, layout, true);
     LLVMMemoryBufferRef buf = NULL;
-    char *msg = NULL;
-    if (!LLVMVerifyModule(M, LLVMReturnStatusAction, &msg) && run_o3(M, tm, err, sizeof err) &&
-        !LLVMTargetMachineEmitToMemoryBuffer(tm, M, ptx ? LLVMAssemblyFile : LLVMObjectFile, &msg, &buf))
+    if (run_o3(M, tm, err, sizeof err) && !LLVMTargetMachineEmitToMemoryBuffer(tm, M, LLVMAssemblyFile, &msg, &buf))
         LLVMDisposeMemoryBuffer(buf);
     LLVMDisposeMessage(msg);
     LLVMDisposeModule(M);
     LLVMContextDispose(C);
+    LLVMDisposeMessage(layout);
+    LLVMDisposeTargetData(td);
+    LLVMDisposeMessage(triple);
 }
 
-void jit_warm_up(_Atomic bool *cancel) {
+/* The warm-up function through O3 and the LLJIT (native code, linked, then removed). */
+static void warm_host(LLVMTargetMachineRef tm, LLVMOrcLLJITRef J) {
     char err[256];
-    LLVMTargetMachineRef tm = NULL;
-    LLVMTargetRef t;
-    char *msg = NULL;
+    LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
+    LLVMModuleRef M = warm_ir(LLVMOrcThreadSafeContextGetContext(tsc), LLVMOrcLLJITGetTripleString(J),
+                              LLVMOrcLLJITGetDataLayoutStr(J), false);
+    if (!run_o3(M, tm, err, sizeof err)) {
+        LLVMDisposeModule(M);
+        LLVMOrcDisposeThreadSafeContext(tsc);
+        return;
+    }
+    LLVMOrcResourceTrackerRef rt = LLVMOrcJITDylibCreateResourceTracker(LLVMOrcLLJITGetMainJITDylib(J));
+    LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(M, tsc);
+    LLVMOrcDisposeThreadSafeContext(tsc);
+    LLVMErrorRef e = LLVMOrcLLJITAddLLVMIRModuleWithRT(J, rt, tsm);
+    LLVMOrcExecutorAddress addr;
+    if (!e) e = LLVMOrcLLJITLookup(J, &addr, "gpy_warm_up");
+    if (e) LLVMConsumeError(e);
+    e = LLVMOrcResourceTrackerRemove(rt);
+    if (e) LLVMConsumeError(e);
+    LLVMOrcReleaseResourceTracker(rt);
+}
+
+JitPrepared *jit_prepared_new(void) {
+    JitPrepared *p = calloc(1, sizeof *p);
+    if (p) pthread_mutex_init(&p->lock, NULL);
+    return p;
+}
+
+void jit_warm_up(JitPrepared *p, _Atomic bool *cancel) {
+    char err[256];
     int cc = choose_cc(0, err, sizeof err);
-    char cpu[16];
-    snprintf(cpu, sizeof cpu, "sm_%d", cc ? cc : 80);
-    if (!LLVMGetTargetFromTriple("nvptx64-nvidia-cuda", &t, &msg))
-        tm = LLVMCreateTargetMachine(t, "nvptx64-nvidia-cuda", cpu, "", LLVMCodeGenLevelAggressive, LLVMRelocDefault,
-                                     LLVMCodeModelDefault);
-    LLVMDisposeMessage(msg);
-    if (tm) {
-        warm_module(tm, true);
-        LLVMDisposeTargetMachine(tm);
+    LLVMTargetMachineRef ptm = cc ? ptx_tm_new(cc, err, sizeof err) : NULL;
+    if (ptm) {
+        warm_ptx(ptm);
+        pthread_mutex_lock(&p->lock);
+        p->ptx_cc = cc;
+        p->ptx_tm = ptm;
+        pthread_mutex_unlock(&p->lock);
     }
     if (*cancel) return;
-    tm = host_tm_new();
-    if (tm) {
-        warm_module(tm, false);
-        LLVMDisposeTargetMachine(tm);
+    LLVMTargetMachineRef htm = host_tm_new();
+    LLVMOrcLLJITRef J = htm ? lljit_new(err, sizeof err) : NULL;
+    if (J) warm_host(htm, J);
+    pthread_mutex_lock(&p->lock);
+    p->host_tm = htm;
+    p->jit = J;
+    pthread_mutex_unlock(&p->lock);
+}
+
+void jit_adopt(VM *vm, JitPrepared *p) {
+    pthread_mutex_lock(&p->lock);
+    struct JitState *js = (p->ptx_tm || p->host_tm || p->jit) ? jit_state(vm) : NULL;
+    if (js && p->ptx_tm && js->nptx == 0) {
+        js->ptx_cc[0] = p->ptx_cc;
+        js->ptx_tm[js->nptx++] = p->ptx_tm;
+        p->ptx_tm = NULL;
     }
+    if (js && p->host_tm && !js->host_tm) {
+        js->host_tm = p->host_tm;
+        p->host_tm = NULL;
+    }
+    if (js && p->jit && !js->jit) {
+        js->jit = p->jit;
+        p->jit = NULL;
+    }
+    pthread_mutex_unlock(&p->lock);
+}
+
+void jit_prepared_free(JitPrepared *p) {
+    if (!p) return;
+    if (p->ptx_tm) LLVMDisposeTargetMachine(p->ptx_tm);
+    if (p->host_tm) LLVMDisposeTargetMachine(p->host_tm);
+    if (p->jit) LLVMOrcDisposeLLJIT(p->jit);
+    pthread_mutex_destroy(&p->lock);
+    free(p);
 }
 
 /* ------------------------------------------- for jit_cache.c (disk cache) */

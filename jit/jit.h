@@ -298,10 +298,18 @@ void jit_kernel_free(VM *vm, JitKernel *k);
 /* LLVM's targets, once per process before any other use of LLVM (the
 ** loader calls it under pthread_once; jit_compile's first call otherwise). */
 void jit_llvm_init(void);
-/* Compiles a tiny kernel for the GPU and for the host and discards it, so
-** that the program's first compile finds libLLVM's code paged in and its
-** lazy tables built; run on the loader's thread. Stops early once *cancel. */
-void jit_warm_up(_Atomic bool *cancel);
+/* Ahead of a VM's first compile, on the loader's thread (stdlib/
+** cuda_jit_loader.c): jit_warm_up makes the NVPTX target machine for the
+** default compute capability, the host's, and the LLJIT, and runs a tiny
+** kernel through each (so the first real compile finds libLLVM's code paged
+** in and its lazy tables built), publishing each in p when done; stops early
+** once *cancel. jit_adopt gives the VM whatever p holds by then (the VM's
+** thread, before a compile); jit_prepared_free drops what was not taken. */
+typedef struct JitPrepared JitPrepared;
+JitPrepared *jit_prepared_new(void);
+void jit_warm_up(JitPrepared *p, _Atomic bool *cancel);
+void jit_adopt(VM *vm, JitPrepared *p);
+void jit_prepared_free(JitPrepared *p);
 
 /* Compiles a device function alone to PTX (cuda.compile_ptx(fn, sig, device=True)). */
 /* Returns malloc'd PTX text (free()), the function as a visible .func of its

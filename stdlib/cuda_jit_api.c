@@ -15,7 +15,10 @@ static const JitApi api = {
     .cache_store = cuda_cache_store,
     .cache_report = cuda_cache_report,
     .init = jit_llvm_init,
+    .prepared_new = jit_prepared_new,
     .warm_up = jit_warm_up,
+    .adopt = jit_adopt,
+    .prepared_free = jit_prepared_free,
 };
 
 const JitApi *gpy_jit_api(void) { return &api; }

@@ -30,8 +30,11 @@ typedef struct JitApi {
                              bool fastmath);
     void (*cache_store)(VM *vm, Function *fn, const JitKernel *k, int target, int cc, bool fastmath);
     void (*cache_report)(VM *vm, CudaState *st);
-    void (*init)(void);                 /* jit_llvm_init: once per process, before anything else */
-    void (*warm_up)(atomic_bool *cancel); /* jit_warm_up, on the loader's thread */
+    void (*init)(void); /* jit_llvm_init: once per process, before anything else */
+    JitPrepared *(*prepared_new)(void);
+    void (*warm_up)(JitPrepared *p, atomic_bool *cancel);
+    void (*adopt)(VM *vm, JitPrepared *p);
+    void (*prepared_free)(JitPrepared *p);
 } JitApi;
 
 const JitApi *gpy_jit_api(void) __attribute__((visibility("default")));

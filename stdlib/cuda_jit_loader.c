@@ -73,13 +73,17 @@ static const JitApi *jit_api(char *err, size_t errsize) {
 
 struct CudaJitLoader {
     pthread_t thread;
-    atomic_bool cancel; /* the VM is being freed: skip what is left of the warm-up */
+    atomic_bool cancel;             /* the VM is being freed: skip what is left of the warm-up */
+    _Atomic(JitPrepared *) prepared; /* set by the thread once the module is loaded */
 };
 
 static void *loader_main(void *arg) {
     struct CudaJitLoader *l = arg;
     const JitApi *a = jit_api(NULL, 0);
-    if (a && !atomic_load(&l->cancel)) a->warm_up(&l->cancel);
+    JitPrepared *p = a ? a->prepared_new() : NULL;
+    if (!p) return NULL;
+    atomic_store(&l->prepared, p);
+    if (!atomic_load(&l->cancel)) a->warm_up(p, &l->cancel);
     return NULL;
 }
 
@@ -88,6 +92,7 @@ void cuda_jit_preload(CudaState *st) {
     struct CudaJitLoader *l = calloc(1, sizeof *l);
     if (!l) return; /* the first compile loads it */
     atomic_init(&l->cancel, false);
+    atomic_init(&l->prepared, NULL);
     if (pthread_create(&l->thread, NULL, loader_main, l) != 0) {
         free(l);
         return;
@@ -100,27 +105,38 @@ void cuda_jit_preload_join(CudaState *st) {
     if (!l) return;
     atomic_store(&l->cancel, true);
     pthread_join(l->thread, NULL);
+    JitPrepared *p = atomic_load(&l->prepared);
+    if (p) api->prepared_free(p); /* what the VM did not take */
     free(l);
     st->jit_loader = NULL;
+}
+
+/* The table, with what the loader's thread has made ready for vm handed to it. */
+static const JitApi *jit_api_vm(VM *vm, char *err, size_t errsize) {
+    const JitApi *a = jit_api(err, errsize);
+    struct CudaJitLoader *l = vm->cuda ? vm->cuda->jit_loader : NULL;
+    JitPrepared *p = l ? atomic_load(&l->prepared) : NULL;
+    if (a && p) a->adopt(vm, p);
+    return a;
 }
 
 /* ------------------------------------------------- the entry points */
 
 JitKernel *jit_compile(VM *vm, Function *fn, int nargs, const JType *const *argtypes, int targets, int cc,
                        bool fastmath, char *err, size_t errsize) {
-    const JitApi *a = jit_api(err, errsize);
+    const JitApi *a = jit_api_vm(vm, err, errsize);
     return a ? a->compile(vm, fn, nargs, argtypes, targets, cc, fastmath, err, errsize) : NULL;
 }
 
 JitKernel *jit_compile_opts(VM *vm, Function *fn, int nargs, const JType *const *argtypes, int targets, int cc,
                             const JitOptions *opts, char *err, size_t errsize) {
-    const JitApi *a = jit_api(err, errsize);
+    const JitApi *a = jit_api_vm(vm, err, errsize);
     return a ? a->compile_opts(vm, fn, nargs, argtypes, targets, cc, opts, err, errsize) : NULL;
 }
 
 char *jit_compile_ptx_device(VM *vm, Function *fn, int nargs, const JType *const *argtypes, int cc, bool fastmath,
                              const JType **ret, char *err, size_t errsize) {
-    const JitApi *a = jit_api(err, errsize);
+    const JitApi *a = jit_api_vm(vm, err, errsize);
     return a ? a->compile_ptx_device(vm, fn, nargs, argtypes, cc, fastmath, ret, err, errsize) : NULL;
 }
 
@@ -142,7 +158,7 @@ bool jit_debug_message(const JitKernel *k, const JitErrRecord *rec, char *msg, s
 
 JitKernel *cuda_cache_load(VM *vm, Function *fn, int nargs, const JType *const *tys, int target, int cc,
                            bool fastmath) {
-    const JitApi *a = jit_api(NULL, 0);
+    const JitApi *a = jit_api_vm(vm, NULL, 0);
     return a ? a->cache_load(vm, fn, nargs, tys, target, cc, fastmath) : NULL;
 }
 
