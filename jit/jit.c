@@ -643,25 +643,34 @@ JitPrepared *jit_prepared_new(void) {
     return p;
 }
 
-void jit_warm_up(JitPrepared *p, _Atomic bool *cancel) {
+static void warm_up_ptx(JitPrepared *p) {
     char err[256];
     int cc = choose_cc(0, err, sizeof err);
-    LLVMTargetMachineRef ptm = cc ? ptx_tm_new(cc, err, sizeof err) : NULL;
-    if (ptm) {
-        warm_ptx(ptm);
-        pthread_mutex_lock(&p->lock);
-        p->ptx_cc = cc;
-        p->ptx_tm = ptm;
-        pthread_mutex_unlock(&p->lock);
-    }
-    if (*cancel) return;
-    LLVMTargetMachineRef htm = host_tm_new();
-    LLVMOrcLLJITRef J = htm ? lljit_new(err, sizeof err) : NULL;
-    if (J) warm_host(htm, J);
+    LLVMTargetMachineRef tm = cc ? ptx_tm_new(cc, err, sizeof err) : NULL;
+    if (!tm) return;
+    warm_ptx(tm);
     pthread_mutex_lock(&p->lock);
-    p->host_tm = htm;
+    p->ptx_cc = cc;
+    p->ptx_tm = tm;
+    pthread_mutex_unlock(&p->lock);
+}
+
+static void warm_up_host(JitPrepared *p) {
+    char err[256];
+    LLVMTargetMachineRef tm = host_tm_new();
+    LLVMOrcLLJITRef J = tm ? lljit_new(err, sizeof err) : NULL;
+    if (J) warm_host(tm, J);
+    pthread_mutex_lock(&p->lock);
+    p->host_tm = tm;
     p->jit = J;
     pthread_mutex_unlock(&p->lock);
+}
+
+/* The host first: where the program will likely run kernels on the CPU
+** device, its first launch needs it, and compile_ptx is rarer there. */
+void jit_warm_up(JitPrepared *p, int targets, _Atomic bool *cancel) {
+    if (targets & JIT_TARGET_CPU) warm_up_host(p);
+    if (!*cancel && (targets & JIT_TARGET_PTX)) warm_up_ptx(p);
 }
 
 void jit_adopt(VM *vm, JitPrepared *p) {

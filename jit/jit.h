@@ -299,15 +299,17 @@ void jit_kernel_free(VM *vm, JitKernel *k);
 ** loader calls it under pthread_once; jit_compile's first call otherwise). */
 void jit_llvm_init(void);
 /* Ahead of a VM's first compile, on the loader's thread (stdlib/
-** cuda_jit_loader.c): jit_warm_up makes the NVPTX target machine for the
-** default compute capability, the host's, and the LLJIT, and runs a tiny
-** kernel through each (so the first real compile finds libLLVM's code paged
-** in and its lazy tables built), publishing each in p when done; stops early
-** once *cancel. jit_adopt gives the VM whatever p holds by then (the VM's
-** thread, before a compile); jit_prepared_free drops what was not taken. */
+** cuda_jit_loader.c): jit_warm_up makes, for the targets given (the host's
+** first when JIT_TARGET_CPU is among them), the host's target machine and the
+** LLJIT, and the NVPTX target machine for the default compute capability,
+** runs a tiny kernel through each (so the first real compile finds libLLVM's
+** code paged in and its lazy tables built), and publishes each in p when
+** done; it stops between targets once *cancel. jit_adopt gives the VM
+** whatever p holds by then (on the VM's thread, before a compile);
+** jit_prepared_free drops what was not taken. */
 typedef struct JitPrepared JitPrepared;
 JitPrepared *jit_prepared_new(void);
-void jit_warm_up(JitPrepared *p, _Atomic bool *cancel);
+void jit_warm_up(JitPrepared *p, int targets, _Atomic bool *cancel);
 void jit_adopt(VM *vm, JitPrepared *p);
 void jit_prepared_free(JitPrepared *p);
 

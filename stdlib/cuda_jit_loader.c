@@ -73,6 +73,7 @@ static const JitApi *jit_api(char *err, size_t errsize) {
 
 struct CudaJitLoader {
     pthread_t thread;
+    int targets;                    /* what to warm up (likely_targets) */
     atomic_bool cancel;             /* the VM is being freed: skip what is left of the warm-up */
     _Atomic(JitPrepared *) prepared; /* set by the thread once the module is loaded */
 };
@@ -83,8 +84,18 @@ static void *loader_main(void *arg) {
     JitPrepared *p = a ? a->prepared_new() : NULL;
     if (!p) return NULL;
     atomic_store(&l->prepared, p);
-    if (!atomic_load(&l->cancel)) a->warm_up(p, &l->cancel);
+    if (!atomic_load(&l->cancel)) a->warm_up(p, l->targets, &l->cancel);
     return NULL;
+}
+
+/* The targets the program will likely compile for, without deciding the
+** device (that may initialize the CUDA driver): GPY_DEVICE, else whether an
+** NVIDIA driver is installed. Only the order of the warm-up depends on it. */
+static int likely_targets(void) {
+    const char *env = getenv("GPY_DEVICE");
+    if (env && (!strcmp(env, "cuda") || !strcmp(env, "gpu"))) return JIT_TARGET_PTX;
+    if ((!env || !*env) && access("/dev/nvidiactl", F_OK) == 0) return JIT_TARGET_PTX;
+    return JIT_TARGET_CPU | JIT_TARGET_PTX;
 }
 
 void cuda_jit_preload(CudaState *st) {
@@ -93,6 +104,7 @@ void cuda_jit_preload(CudaState *st) {
     if (!l) return; /* the first compile loads it */
     atomic_init(&l->cancel, false);
     atomic_init(&l->prepared, NULL);
+    l->targets = likely_targets();
     if (pthread_create(&l->thread, NULL, loader_main, l) != 0) {
         free(l);
         return;
@@ -174,6 +186,16 @@ void cuda_cache_report(VM *vm, CudaState *st) {
 }
 
 #else /* GPY_LLVM_STATIC: the compiler is part of gpy */
+
+/* The targets the program will likely compile for, without deciding the
+** device (that may initialize the CUDA driver): GPY_DEVICE, else whether an
+** NVIDIA driver is installed. Only the order of the warm-up depends on it. */
+static int likely_targets(void) {
+    const char *env = getenv("GPY_DEVICE");
+    if (env && (!strcmp(env, "cuda") || !strcmp(env, "gpu"))) return JIT_TARGET_PTX;
+    if ((!env || !*env) && access("/dev/nvidiactl", F_OK) == 0) return JIT_TARGET_PTX;
+    return JIT_TARGET_CPU | JIT_TARGET_PTX;
+}
 
 void cuda_jit_preload(CudaState *st) { (void)st; }
 void cuda_jit_preload_join(CudaState *st) { (void)st; }
