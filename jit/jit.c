@@ -643,23 +643,26 @@ JitPrepared *jit_prepared_new(void) {
     return p;
 }
 
-static void warm_up_ptx(JitPrepared *p) {
+/* Each part makes its objects, warms up with them unless told to stop (the
+** VM is compiling by then: competing for the core would only slow it), and
+** publishes them. */
+static void warm_up_ptx(JitPrepared *p, _Atomic bool *stop) {
     char err[256];
     int cc = choose_cc(0, err, sizeof err);
     LLVMTargetMachineRef tm = cc ? ptx_tm_new(cc, err, sizeof err) : NULL;
     if (!tm) return;
-    warm_ptx(tm);
+    if (!*stop) warm_ptx(tm);
     pthread_mutex_lock(&p->lock);
     p->ptx_cc = cc;
     p->ptx_tm = tm;
     pthread_mutex_unlock(&p->lock);
 }
 
-static void warm_up_host(JitPrepared *p) {
+static void warm_up_host(JitPrepared *p, _Atomic bool *stop) {
     char err[256];
     LLVMTargetMachineRef tm = host_tm_new();
     LLVMOrcLLJITRef J = tm ? lljit_new(err, sizeof err) : NULL;
-    if (J) warm_host(tm, J);
+    if (J && !*stop) warm_host(tm, J);
     pthread_mutex_lock(&p->lock);
     p->host_tm = tm;
     p->jit = J;
@@ -668,9 +671,9 @@ static void warm_up_host(JitPrepared *p) {
 
 /* The host first: where the program will likely run kernels on the CPU
 ** device, its first launch needs it, and compile_ptx is rarer there. */
-void jit_warm_up(JitPrepared *p, int targets, _Atomic bool *cancel) {
-    if (targets & JIT_TARGET_CPU) warm_up_host(p);
-    if (!*cancel && (targets & JIT_TARGET_PTX)) warm_up_ptx(p);
+void jit_warm_up(JitPrepared *p, int targets, _Atomic bool *stop) {
+    if (targets & JIT_TARGET_CPU) warm_up_host(p, stop);
+    if (!*stop && (targets & JIT_TARGET_PTX)) warm_up_ptx(p, stop);
 }
 
 void jit_adopt(VM *vm, JitPrepared *p) {

@@ -303,13 +303,14 @@ void jit_llvm_init(void);
 ** first when JIT_TARGET_CPU is among them), the host's target machine and the
 ** LLJIT, and the NVPTX target machine for the default compute capability,
 ** runs a tiny kernel through each (so the first real compile finds libLLVM's
-** code paged in and its lazy tables built), and publishes each in p when
-** done; it stops between targets once *cancel. jit_adopt gives the VM
-** whatever p holds by then (on the VM's thread, before a compile);
-** jit_prepared_free drops what was not taken. */
+** code paged in and its lazy tables built), and publishes each in p. Once
+** *stop (the VM compiles, or is being freed) it only makes and publishes
+** what is left of the current target. jit_adopt gives the VM whatever p
+** holds by then (on the VM's thread, before a compile); jit_prepared_free
+** drops what was not taken. */
 typedef struct JitPrepared JitPrepared;
 JitPrepared *jit_prepared_new(void);
-void jit_warm_up(JitPrepared *p, int targets, _Atomic bool *cancel);
+void jit_warm_up(JitPrepared *p, int targets, _Atomic bool *stop);
 void jit_adopt(VM *vm, JitPrepared *p);
 void jit_prepared_free(JitPrepared *p);
 

@@ -32,7 +32,7 @@ typedef struct JitApi {
     void (*cache_report)(VM *vm, CudaState *st);
     void (*init)(void); /* jit_llvm_init: once per process, before anything else */
     JitPrepared *(*prepared_new)(void);
-    void (*warm_up)(JitPrepared *p, int targets, atomic_bool *cancel);
+    void (*warm_up)(JitPrepared *p, int targets, atomic_bool *stop);
     void (*adopt)(VM *vm, JitPrepared *p);
     void (*prepared_free)(JitPrepared *p);
 } JitApi;

@@ -74,7 +74,7 @@ static const JitApi *jit_api(char *err, size_t errsize) {
 struct CudaJitLoader {
     pthread_t thread;
     int targets;                    /* what to warm up (likely_targets) */
-    atomic_bool cancel;             /* the VM is being freed: skip what is left of the warm-up */
+    atomic_bool stop;               /* the VM compiles or is being freed: warm up no more */
     _Atomic(JitPrepared *) prepared; /* set by the thread once the module is loaded */
 };
 
@@ -84,7 +84,7 @@ static void *loader_main(void *arg) {
     JitPrepared *p = a ? a->prepared_new() : NULL;
     if (!p) return NULL;
     atomic_store(&l->prepared, p);
-    if (!atomic_load(&l->cancel)) a->warm_up(p, l->targets, &l->cancel);
+    a->warm_up(p, l->targets, &l->stop);
     return NULL;
 }
 
@@ -102,7 +102,7 @@ void cuda_jit_preload(CudaState *st) {
     if (st->jit_loader) return;
     struct CudaJitLoader *l = calloc(1, sizeof *l);
     if (!l) return; /* the first compile loads it */
-    atomic_init(&l->cancel, false);
+    atomic_init(&l->stop, false);
     atomic_init(&l->prepared, NULL);
     l->targets = likely_targets();
     if (pthread_create(&l->thread, NULL, loader_main, l) != 0) {
@@ -115,7 +115,7 @@ void cuda_jit_preload(CudaState *st) {
 void cuda_jit_preload_join(CudaState *st) {
     struct CudaJitLoader *l = st->jit_loader;
     if (!l) return;
-    atomic_store(&l->cancel, true);
+    atomic_store(&l->stop, true);
     pthread_join(l->thread, NULL);
     JitPrepared *p = atomic_load(&l->prepared);
     if (p) api->prepared_free(p); /* what the VM did not take */
@@ -123,10 +123,12 @@ void cuda_jit_preload_join(CudaState *st) {
     st->jit_loader = NULL;
 }
 
-/* The table, with what the loader's thread has made ready for vm handed to it. */
+/* The table, with what the loader's thread has made ready for vm handed to
+** it; from the first compile on, the thread stops warming up. */
 static const JitApi *jit_api_vm(VM *vm, char *err, size_t errsize) {
     const JitApi *a = jit_api(err, errsize);
     struct CudaJitLoader *l = vm->cuda ? vm->cuda->jit_loader : NULL;
+    if (l) atomic_store(&l->stop, true);
     JitPrepared *p = l ? atomic_load(&l->prepared) : NULL;
     if (a && p) a->adopt(vm, p);
     return a;
