@@ -189,16 +189,6 @@ void cuda_cache_report(VM *vm, CudaState *st) {
 
 #else /* GPY_LLVM_STATIC: the compiler is part of gpy */
 
-/* The targets the program will likely compile for, without deciding the
-** device (that may initialize the CUDA driver): GPY_DEVICE, else whether an
-** NVIDIA driver is installed. Only the order of the warm-up depends on it. */
-static int likely_targets(void) {
-    const char *env = getenv("GPY_DEVICE");
-    if (env && (!strcmp(env, "cuda") || !strcmp(env, "gpu"))) return JIT_TARGET_PTX;
-    if ((!env || !*env) && access("/dev/nvidiactl", F_OK) == 0) return JIT_TARGET_PTX;
-    return JIT_TARGET_CPU | JIT_TARGET_PTX;
-}
-
 void cuda_jit_preload(CudaState *st) { (void)st; }
 void cuda_jit_preload_join(CudaState *st) { (void)st; }
 
