@@ -294,7 +294,7 @@ static char *print_ir(LLVMModuleRef M) {
 
 /* PTX for f (a kernel, or a device function alone when device_only). */
 static char *compile_ptx(VM *vm, struct JitState *js, JFunc *f, int cc, bool fastmath, bool device_only,
-                         JitKernel *k, char *entry, size_t entrysize, char *err, size_t errsize) {
+                         bool keep_ir, JitKernel *k, char *entry, size_t entrysize, char *err, size_t errsize) {
     LLVMTargetMachineRef tm = ptx_tm(js, cc, err, errsize);
     if (!tm) return NULL;
     LLVMContextRef C = LLVMContextCreate();
@@ -325,7 +325,7 @@ static char *compile_ptx(VM *vm, struct JitState *js, JFunc *f, int cc, bool fas
     if (L.needs_libdevice && !jit_link_libdevice(vm, M, err, errsize)) goto done;
     if (!run_o3(M, tm, err, errsize)) goto done;
     if (!check_intrinsics(M, err, errsize)) goto done; /* after O3 dropped dead paths */
-    if (k) { /* inspect_llvm shows the GPU's IR when there is one, as Numba's does */
+    if (k && keep_ir) { /* inspect_llvm shows the GPU's IR when there is one, as Numba's does */
         free(k->llvm_ir);
         k->llvm_ir = print_ir(M);
     }
@@ -443,7 +443,7 @@ fail:
 
 JitKernel *jit_compile(VM *vm, Function *fn, int nargs, const JType *const *argtypes, int targets,
                        int cc, bool fastmath, char *err, size_t errsize) {
-    JitOptions o = {.fastmath = fastmath};
+    JitOptions o = {.fastmath = fastmath, .no_ptx_ir = true};
     return jit_compile_opts(vm, fn, nargs, argtypes, targets, cc, &o, err, errsize);
 }
 
@@ -501,7 +501,8 @@ JitKernel *jit_compile_opts(VM *vm, Function *fn, int nargs, const JType *const 
         return NULL;
     }
     if (targets & JIT_TARGET_PTX) {
-        k->ptx = compile_ptx(vm, js, f, chosen, fastmath, false, k, k->entry, sizeof k->entry, err, errsize);
+        bool keep_ir = !(opts && opts->no_ptx_ir);
+        k->ptx = compile_ptx(vm, js, f, chosen, fastmath, false, keep_ir, k, k->entry, sizeof k->entry, err, errsize);
         if (!k->ptx) {
             jit_kernel_free(vm, k);
             return NULL;
@@ -542,7 +543,7 @@ char *jit_compile_ptx_device(VM *vm, Function *fn, int nargs, const JType *const
     JFunc *f = jit_infer(vm, fn, nargs, argtypes, false, err, errsize);
     if (!f) return NULL;
     char entry[160];
-    char *ptx = compile_ptx(vm, js, f, chosen, fastmath, true, NULL, entry, sizeof entry, err, errsize);
+    char *ptx = compile_ptx(vm, js, f, chosen, fastmath, true, false, NULL, entry, sizeof entry, err, errsize);
     if (ret) *ret = f->ret;
     jf_free(f);
     return ptx;

@@ -275,9 +275,10 @@ typedef struct JitSite {
 typedef struct JitOptions {
     bool fastmath;
     bool debug;       /* bounds checks (see above) */
+    bool no_ptx_ir;   /* keep no IR text of the PTX compile (PTX only: cuda.compile_ptx) */
 } JitOptions;
 
-/* jit_compile with options (jit_compile is this with {fastmath}). */
+/* jit_compile with options (jit_compile is this with {fastmath, no_ptx_ir}). */
 JitKernel *jit_compile_opts(VM *vm, Function *fn, int nargs, const JType *const *argtypes, int targets,
                             int cc, const JitOptions *opts, char *err, size_t errsize);
 /* Clears the CPU error record of a debug kernel before a launch (no-op otherwise). */
