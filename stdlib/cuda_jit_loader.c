@@ -1,9 +1,10 @@
 /*
 ** cuda_jit_loader.c — loads the kernel compiler (gpy_jit.so: the jit/ files
-** that use LLVM, linked against libLLVM) when a program imports cuda or
-** numba, on a background thread: a program that never compiles a kernel
-** does not map and relocate libLLVM (about 15 ms, once paid by every gpy
-** start-up), and one that does overlaps that and LLVM's warm-up
+** that use LLVM, with the LLVM components they need linked in) when a
+** program imports cuda or numba, on a background thread: a program that
+** never compiles a kernel does not load LLVM (the shared libLLVM once cost
+** every gpy start-up about 16 ms; the module loads in about 3.5), and one
+** that does overlaps that and LLVM's warm-up
 ** (jit_warm_up) with its own work until the first compile. The usual entry
 ** points (jit_compile_opts, cuda_cache_load, ...) are defined here as calls
 ** through the module's table; they wait for the load.
@@ -56,8 +57,7 @@ static void load_module(void) {
     }
     const JitApi *(*get)(void) = (const JitApi *(*)(void))dlsym(h, "gpy_jit_api");
     if (!get) {
-        snprintf(load_error, sizeof load_error, "the kernel compiler could not be loaded: %s has no gpy_jit_api",
-                 GPY_JIT_MODULE);
+        snprintf(load_error, sizeof load_error, "the kernel compiler could not be loaded: gpy_jit.so has no gpy_jit_api");
         return;
     }
     const JitApi *a = get();
