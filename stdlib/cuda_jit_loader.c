@@ -57,7 +57,8 @@ static void load_module(void) {
     }
     const JitApi *(*get)(void) = (const JitApi *(*)(void))dlsym(h, "gpy_jit_api");
     if (!get) {
-        snprintf(load_error, sizeof load_error, "the kernel compiler could not be loaded: gpy_jit.so has no gpy_jit_api");
+        snprintf(load_error, sizeof load_error, "the kernel compiler could not be loaded: %s",
+                 "gpy_jit.so has no gpy_jit_api");
         return;
     }
     const JitApi *a = get();
