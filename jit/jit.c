@@ -3,6 +3,7 @@
 ** one ORC LLJIT, libdevice), and jit_compile: infer → lower → verify →
 ** O3 → PTX text and/or native code for the CPU device.
 */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,16 +53,20 @@ static void diag_handler(LLVMDiagnosticInfoRef di, void *ctx) {
     d->error = true;
 }
 
-static struct JitState *jit_state(VM *vm) {
-    if (vm->jit) return vm->jit;
-    struct JitState *js = calloc(1, sizeof *js);
-    if (!js) return NULL;
+void jit_llvm_init(void) {
     LLVMInitializeNVPTXTargetInfo();
     LLVMInitializeNVPTXTarget();
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
     LLVMInitializeNativeTarget();
     LLVMInitializeNativeAsmPrinter();
+}
+
+static struct JitState *jit_state(VM *vm) {
+    if (vm->jit) return vm->jit;
+    struct JitState *js = calloc(1, sizeof *js);
+    if (!js) return NULL;
+    jit_llvm_init(); /* done already where the loader ran it; registering again is a no-op */
     vm->jit = js;
     vm_on_free(vm, jit_state_free);
     return js;
@@ -91,10 +96,9 @@ static LLVMTargetMachineRef host_tm_new(void) {
     return tm;
 }
 
-/* The VM's LLJIT: compiles at O3 for this host, resolves libm through the
+/* An LLJIT that compiles at O3 for this host, resolves libm through the
 ** process, and knows the CPU device's barrier function. */
-static LLVMOrcLLJITRef get_lljit(struct JitState *js, char *err, size_t errsize) {
-    if (js->jit) return js->jit;
+static LLVMOrcLLJITRef lljit_new(char *err, size_t errsize) {
     LLVMTargetMachineRef tm = host_tm_new();
     if (!tm) {
         snprintf(err, errsize, "no LLVM target for this host");
@@ -131,8 +135,13 @@ static LLVMOrcLLJITRef get_lljit(struct JitState *js, char *err, size_t errsize)
         LLVMOrcDisposeLLJIT(J);
         return take_error(e, err, errsize, "cannot create the native JIT"), NULL;
     }
-    js->jit = J;
     return J;
+}
+
+/* The VM's LLJIT. */
+static LLVMOrcLLJITRef get_lljit(struct JitState *js, char *err, size_t errsize) {
+    if (!js->jit) js->jit = lljit_new(err, errsize);
+    return js->jit;
 }
 
 /* cc 0 → GPY_CUDA_ARCH ("sm_90", "90", "9.0") → 80; then the highest
@@ -160,9 +169,7 @@ static int choose_cc(int cc, char *err, size_t errsize) {
     return best;
 }
 
-static LLVMTargetMachineRef ptx_tm(struct JitState *js, int cc, char *err, size_t errsize) {
-    for (int i = 0; i < js->nptx; i++)
-        if (js->ptx_cc[i] == cc) return js->ptx_tm[i];
+static LLVMTargetMachineRef ptx_tm_new(int cc, char *err, size_t errsize) {
     LLVMTargetRef t;
     char *msg = NULL;
     if (LLVMGetTargetFromTriple("nvptx64-nvidia-cuda", &t, &msg)) {
@@ -175,11 +182,19 @@ static LLVMTargetMachineRef ptx_tm(struct JitState *js, int cc, char *err, size_
     LLVMTargetMachineRef tm = LLVMCreateTargetMachine(t, "nvptx64-nvidia-cuda", cpu, "",
                                                       LLVMCodeGenLevelAggressive, LLVMRelocDefault,
                                                       LLVMCodeModelDefault);
-    if (!tm || js->nptx == 8) {
-        snprintf(err, errsize, "cannot create the NVPTX target machine for %s", cpu);
-        if (tm) LLVMDisposeTargetMachine(tm);
+    if (!tm) snprintf(err, errsize, "cannot create the NVPTX target machine for %s", cpu);
+    return tm;
+}
+
+static LLVMTargetMachineRef ptx_tm(struct JitState *js, int cc, char *err, size_t errsize) {
+    for (int i = 0; i < js->nptx; i++)
+        if (js->ptx_cc[i] == cc) return js->ptx_tm[i];
+    if (js->nptx == 8) {
+        snprintf(err, errsize, "too many target machines (compute capability %d)", cc);
         return NULL;
     }
+    LLVMTargetMachineRef tm = ptx_tm_new(cc, err, errsize);
+    if (!tm) return NULL;
     js->ptx_cc[js->nptx] = cc;
     js->ptx_tm[js->nptx++] = tm;
     return tm;
@@ -287,7 +302,7 @@ static char *print_ir(LLVMModuleRef M) {
 
 /* PTX for f (a kernel, or a device function alone when device_only). */
 static char *compile_ptx(VM *vm, struct JitState *js, JFunc *f, int cc, bool fastmath, bool device_only,
-                         JitKernel *k, char *entry, size_t entrysize, char *err, size_t errsize) {
+                         bool keep_ir, JitKernel *k, char *entry, size_t entrysize, char *err, size_t errsize) {
     LLVMTargetMachineRef tm = ptx_tm(js, cc, err, errsize);
     if (!tm) return NULL;
     LLVMContextRef C = LLVMContextCreate();
@@ -319,7 +334,7 @@ static char *compile_ptx(VM *vm, struct JitState *js, JFunc *f, int cc, bool fas
     if (L.needs_libdevice && !jit_link_libdevice(vm, M, err, errsize)) goto done;
     if (!run_o3(M, tm, err, errsize)) goto done;
     if (!check_intrinsics(M, err, errsize)) goto done; /* after O3 dropped dead paths */
-    if (k) { /* inspect_llvm shows the GPU's IR when there is one, as Numba's does */
+    if (k && keep_ir) { /* inspect_llvm shows the GPU's IR when there is one, as Numba's does */
         free(k->llvm_ir);
         k->llvm_ir = print_ir(M);
     }
@@ -444,7 +459,7 @@ fail:
 
 JitKernel *jit_compile(VM *vm, Function *fn, int nargs, const JType *const *argtypes, int targets,
                        int cc, bool fastmath, char *err, size_t errsize) {
-    JitOptions o = {.fastmath = fastmath};
+    JitOptions o = {.fastmath = fastmath, .no_ptx_ir = true};
     return jit_compile_opts(vm, fn, nargs, argtypes, targets, cc, &o, err, errsize);
 }
 
@@ -511,7 +526,8 @@ JitKernel *jit_compile_opts(VM *vm, Function *fn, int nargs, const JType *const 
         }
     }
     if (targets & JIT_TARGET_PTX) {
-        k->ptx = compile_ptx(vm, js, f, chosen, fastmath, false, k, k->entry, sizeof k->entry, err, errsize);
+        bool keep_ir = !(opts && opts->no_ptx_ir);
+        k->ptx = compile_ptx(vm, js, f, chosen, fastmath, false, keep_ir, k, k->entry, sizeof k->entry, err, errsize);
         if (!k->ptx) {
             jit_kernel_free(vm, k);
             return NULL;
@@ -554,10 +570,166 @@ char *jit_compile_ptx_device(VM *vm, Function *fn, int nargs, const JType *const
     JFunc *f = jit_infer(vm, fn, nargs, argtypes, false, err, errsize);
     if (!f) return NULL;
     char entry[160];
-    char *ptx = compile_ptx(vm, js, f, chosen, fastmath, true, NULL, entry, sizeof entry, err, errsize);
+    char *ptx = compile_ptx(vm, js, f, chosen, fastmath, true, false, NULL, entry, sizeof entry, err, errsize);
     if (ret) *ret = f->ret;
     jf_free(f);
     return ptx;
+}
+
+/* ------------------------------------------- ahead of the first compile */
+
+/* What the loader's thread makes for one VM before its first compile (the
+** NVPTX target machine for the default compute capability, the host's, and
+** the LLJIT), each handed over once its warm-up compile is done. */
+struct JitPrepared {
+    pthread_mutex_t lock;
+    int ptx_cc;
+    LLVMTargetMachineRef ptx_tm, host_tm;
+    LLVMOrcLLJITRef jit;
+};
+
+/* out[i] = x[i] + y[i] for i < n, i from the thread index on the GPU and
+** from a parameter on the host: the seed kernel's shape, so the warm-up
+** runs the optimizer and code generator paths a first kernel needs. */
+static LLVMModuleRef warm_ir(LLVMContextRef C, const char *triple, const char *layout, bool ptx) {
+    LLVMModuleRef M = LLVMModuleCreateWithNameInContext("gpy_warm_up", C);
+    LLVMSetTarget(M, triple);
+    LLVMSetDataLayout(M, layout);
+    LLVMTypeRef ptr = LLVMPointerTypeInContext(C, 0), i32 = LLVMInt32TypeInContext(C),
+                i64 = LLVMInt64TypeInContext(C), f32 = LLVMFloatTypeInContext(C);
+    LLVMTypeRef params[5] = {ptr, ptr, ptr, i64, i32};
+    LLVMValueRef fn = LLVMAddFunction(M, "gpy_warm_up", LLVMFunctionType(LLVMVoidTypeInContext(C), params, 5, 0));
+    if (ptx) LLVMSetFunctionCallConv(fn, LLVMPTXKernelCallConv);
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(C);
+    LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(C, fn, "entry"),
+                      body = LLVMAppendBasicBlockInContext(C, fn, "body"),
+                      done = LLVMAppendBasicBlockInContext(C, fn, "done");
+    LLVMPositionBuilderAtEnd(b, entry);
+    LLVMValueRef tid = LLVMGetParam(fn, 4);
+    if (ptx) {
+        LLVMTypeRef ft = LLVMFunctionType(i32, NULL, 0, 0);
+        tid = LLVMBuildCall2(b, ft, LLVMAddFunction(M, "llvm.nvvm.read.ptx.sreg.tid.x", ft), NULL, 0, "tid");
+    }
+    LLVMValueRef i = LLVMBuildSExt(b, tid, i64, "i");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, i, LLVMGetParam(fn, 3), "in"), body, done);
+    LLVMPositionBuilderAtEnd(b, body);
+    LLVMValueRef xp = LLVMBuildGEP2(b, f32, LLVMGetParam(fn, 0), &i, 1, "xp");
+    LLVMValueRef yp = LLVMBuildGEP2(b, f32, LLVMGetParam(fn, 1), &i, 1, "yp");
+    LLVMValueRef sum = LLVMBuildFAdd(b, LLVMBuildLoad2(b, f32, xp, "x"), LLVMBuildLoad2(b, f32, yp, "y"), "s");
+    LLVMBuildStore(b, sum, LLVMBuildGEP2(b, f32, LLVMGetParam(fn, 2), &i, 1, "op"));
+    LLVMBuildBr(b, done);
+    LLVMPositionBuilderAtEnd(b, done);
+    LLVMBuildRetVoid(b);
+    LLVMDisposeBuilder(b);
+    return M;
+}
+
+/* The warm-up kernel through O3 and NVPTX code generation; the PTX is dropped. */
+static void warm_ptx(LLVMTargetMachineRef tm) {
+    char err[256], *msg = NULL, *triple = LLVMGetTargetMachineTriple(tm);
+    LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
+    char *layout = LLVMCopyStringRepOfTargetData(td);
+    LLVMContextRef C = LLVMContextCreate();
+    LLVMModuleRef M = warm_ir(C, triple, layout, true);
+    LLVMMemoryBufferRef buf = NULL;
+    if (run_o3(M, tm, err, sizeof err) && !LLVMTargetMachineEmitToMemoryBuffer(tm, M, LLVMAssemblyFile, &msg, &buf))
+        LLVMDisposeMemoryBuffer(buf);
+    LLVMDisposeMessage(msg);
+    LLVMDisposeModule(M);
+    LLVMContextDispose(C);
+    LLVMDisposeMessage(layout);
+    LLVMDisposeTargetData(td);
+    LLVMDisposeMessage(triple);
+}
+
+/* The warm-up function through O3 and the LLJIT (native code, linked, then removed). */
+static void warm_host(LLVMTargetMachineRef tm, LLVMOrcLLJITRef J) {
+    char err[256];
+    LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
+    LLVMModuleRef M = warm_ir(LLVMOrcThreadSafeContextGetContext(tsc), LLVMOrcLLJITGetTripleString(J),
+                              LLVMOrcLLJITGetDataLayoutStr(J), false);
+    if (!run_o3(M, tm, err, sizeof err)) {
+        LLVMDisposeModule(M);
+        LLVMOrcDisposeThreadSafeContext(tsc);
+        return;
+    }
+    LLVMOrcResourceTrackerRef rt = LLVMOrcJITDylibCreateResourceTracker(LLVMOrcLLJITGetMainJITDylib(J));
+    LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(M, tsc);
+    LLVMOrcDisposeThreadSafeContext(tsc);
+    LLVMErrorRef e = LLVMOrcLLJITAddLLVMIRModuleWithRT(J, rt, tsm);
+    LLVMOrcExecutorAddress addr;
+    if (!e) e = LLVMOrcLLJITLookup(J, &addr, "gpy_warm_up");
+    if (e) LLVMConsumeError(e);
+    e = LLVMOrcResourceTrackerRemove(rt);
+    if (e) LLVMConsumeError(e);
+    LLVMOrcReleaseResourceTracker(rt);
+}
+
+JitPrepared *jit_prepared_new(void) {
+    JitPrepared *p = calloc(1, sizeof *p);
+    if (p) pthread_mutex_init(&p->lock, NULL);
+    return p;
+}
+
+/* Each part makes its objects, warms up with them unless told to stop (the
+** VM is compiling by then: competing for the core would only slow it), and
+** publishes them. */
+static void warm_up_ptx(JitPrepared *p, _Atomic bool *stop) {
+    char err[256];
+    int cc = choose_cc(0, err, sizeof err);
+    LLVMTargetMachineRef tm = cc ? ptx_tm_new(cc, err, sizeof err) : NULL;
+    if (!tm) return;
+    if (!*stop) warm_ptx(tm);
+    pthread_mutex_lock(&p->lock);
+    p->ptx_cc = cc;
+    p->ptx_tm = tm;
+    pthread_mutex_unlock(&p->lock);
+}
+
+static void warm_up_host(JitPrepared *p, _Atomic bool *stop) {
+    char err[256];
+    LLVMTargetMachineRef tm = host_tm_new();
+    LLVMOrcLLJITRef J = tm ? lljit_new(err, sizeof err) : NULL;
+    if (J && !*stop) warm_host(tm, J);
+    pthread_mutex_lock(&p->lock);
+    p->host_tm = tm;
+    p->jit = J;
+    pthread_mutex_unlock(&p->lock);
+}
+
+/* The host first: where the program will likely run kernels on the CPU
+** device, its first launch needs it, and compile_ptx is rarer there. */
+void jit_warm_up(JitPrepared *p, int targets, _Atomic bool *stop) {
+    if (targets & JIT_TARGET_CPU) warm_up_host(p, stop);
+    if (!*stop && (targets & JIT_TARGET_PTX)) warm_up_ptx(p, stop);
+}
+
+void jit_adopt(VM *vm, JitPrepared *p) {
+    pthread_mutex_lock(&p->lock);
+    struct JitState *js = (p->ptx_tm || p->host_tm || p->jit) ? jit_state(vm) : NULL;
+    if (js && p->ptx_tm && js->nptx == 0) {
+        js->ptx_cc[0] = p->ptx_cc;
+        js->ptx_tm[js->nptx++] = p->ptx_tm;
+        p->ptx_tm = NULL;
+    }
+    if (js && p->host_tm && !js->host_tm) {
+        js->host_tm = p->host_tm;
+        p->host_tm = NULL;
+    }
+    if (js && p->jit && !js->jit) {
+        js->jit = p->jit;
+        p->jit = NULL;
+    }
+    pthread_mutex_unlock(&p->lock);
+}
+
+void jit_prepared_free(JitPrepared *p) {
+    if (!p) return;
+    if (p->ptx_tm) LLVMDisposeTargetMachine(p->ptx_tm);
+    if (p->host_tm) LLVMDisposeTargetMachine(p->host_tm);
+    if (p->jit) LLVMOrcDisposeLLJIT(p->jit);
+    pthread_mutex_destroy(&p->lock);
+    free(p);
 }
 
 /* ------------------------------------------- for jit_cache.c (disk cache) */

@@ -294,9 +294,10 @@ typedef struct JitOptions {
     ** exactly those of the int64 code for every launch meeting the
     ** guarantee. Ignored in debug mode. The dispatcher keys its caches on it. */
     bool narrow_index;
+    bool no_ptx_ir;   /* keep no IR text of the PTX compile (PTX only: cuda.compile_ptx) */
 } JitOptions;
 
-/* jit_compile with options (jit_compile is this with {fastmath}). */
+/* jit_compile with options (jit_compile is this with {fastmath, no_ptx_ir}). */
 JitKernel *jit_compile_opts(VM *vm, Function *fn, int nargs, const JType *const *argtypes, int targets,
                             int cc, const JitOptions *opts, char *err, size_t errsize);
 /* Clears the CPU error record of a debug kernel before a launch (no-op otherwise). */
@@ -313,6 +314,25 @@ bool jit_debug_message(const JitKernel *k, const JitErrRecord *rec, char *msg, s
 JitKernel *jit_compile(VM *vm, Function *fn, int nargs, const JType *const *argtypes, int targets,
                        int cc, bool fastmath, char *err, size_t errsize);
 void jit_kernel_free(VM *vm, JitKernel *k);
+
+/* LLVM's targets, once per process before any other use of LLVM (the
+** loader calls it under pthread_once; jit_compile's first call otherwise). */
+void jit_llvm_init(void);
+/* Ahead of a VM's first compile, on the loader's thread (stdlib/
+** cuda_jit_loader.c): jit_warm_up makes, for the targets given (the host's
+** first when JIT_TARGET_CPU is among them), the host's target machine and the
+** LLJIT, and the NVPTX target machine for the default compute capability,
+** runs a tiny kernel through each (so the first real compile finds libLLVM's
+** code paged in and its lazy tables built), and publishes each in p. Once
+** *stop (the VM compiles, or is being freed) it only makes and publishes
+** what is left of the current target. jit_adopt gives the VM whatever p
+** holds by then (on the VM's thread, before a compile); jit_prepared_free
+** drops what was not taken. */
+typedef struct JitPrepared JitPrepared;
+JitPrepared *jit_prepared_new(void);
+void jit_warm_up(JitPrepared *p, int targets, _Atomic bool *stop);
+void jit_adopt(VM *vm, JitPrepared *p);
+void jit_prepared_free(JitPrepared *p);
 
 /* Compiles a device function alone to PTX (cuda.compile_ptx(fn, sig, device=True)). */
 /* Returns malloc'd PTX text (free()), the function as a visible .func of its
