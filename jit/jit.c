@@ -12,6 +12,7 @@
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Error.h>
 #include <llvm-c/LLJIT.h>
+#include <llvm-c/Support.h>
 #include <llvm-c/Orc.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/Transforms/PassBuilder.h>
@@ -53,20 +54,35 @@ static void diag_handler(LLVMDiagnosticInfoRef di, void *ctx) {
     d->error = true;
 }
 
-void jit_llvm_init(void) {
+/* Registers the targets and sets the one LLVM option gpy uses: 32-bit
+** pointers for the shared, const and local address spaces of the NVPTX
+** target (what nvcc asks of its back-end; addresses there fit in 32 bits,
+** and 64-bit ones cost registers and instructions). The option is read by
+** each NVPTX target machine when it is created (its data layout then says
+** p3:32:32 ...) and by nothing else, so the host's code is unaffected. LLVM's
+** options are process-wide and may be parsed only once, hence pthread_once
+** (the loader's thread and jit_state may both get here first). */
+static void llvm_init_once(void) {
     LLVMInitializeNVPTXTargetInfo();
     LLVMInitializeNVPTXTarget();
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
     LLVMInitializeNativeTarget();
     LLVMInitializeNativeAsmPrinter();
+    const char *const argv[] = {"gpy", "-nvptx-short-ptr"};
+    LLVMParseCommandLineOptions(2, argv, "");
+}
+
+void jit_llvm_init(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, llvm_init_once);
 }
 
 static struct JitState *jit_state(VM *vm) {
     if (vm->jit) return vm->jit;
     struct JitState *js = calloc(1, sizeof *js);
     if (!js) return NULL;
-    jit_llvm_init(); /* done already where the loader ran it; registering again is a no-op */
+    jit_llvm_init(); /* done already where the loader ran it (once per process) */
     vm->jit = js;
     vm_on_free(vm, jit_state_free);
     return js;
@@ -288,6 +304,30 @@ static void fill_params(Lower *L, JitKernel *k, JFunc *f) {
     }
 }
 
+/* k's parameter ABI, computed with a throwaway context (its own function:
+** the setjmp then clobbers nothing of the caller's). */
+static bool kernel_params(VM *vm, JitKernel *k, JFunc *f, char *err, size_t errsize) {
+    LLVMContextRef C = LLVMContextCreate();
+    Lower L;
+    lower_init(&L, vm, C, NULL, &jit_target_ptx, false, err, errsize);
+    L.t_i8 = LLVMInt8TypeInContext(C);
+    L.t_i1 = LLVMInt1TypeInContext(C);
+    L.t_i16 = LLVMInt16TypeInContext(C);
+    L.t_i32 = LLVMInt32TypeInContext(C);
+    L.t_i64 = LLVMInt64TypeInContext(C);
+    L.t_f16 = LLVMHalfTypeInContext(C);
+    L.t_f32 = LLVMFloatTypeInContext(C);
+    L.t_f64 = LLVMDoubleTypeInContext(C);
+    L.t_ptr = LLVMPointerTypeInContext(C, 0);
+    L.f = f;
+    volatile bool ok = true;
+    if (setjmp(L.fail)) ok = false;
+    else fill_params(&L, k, f);
+    LLVMContextDispose(C);
+    if (ok && !k->params) snprintf(err, errsize, "out of memory");
+    return ok && k->params;
+}
+
 /* Builds f's module for target tg into M; returns the root function. */
 static LLVMValueRef build(Lower *L, JFunc *f, bool device_only) {
     return device_only ? lower_device_module(L, f) : lower_module(L, f);
@@ -488,30 +528,9 @@ JitKernel *jit_compile_opts(VM *vm, Function *fn, int nargs, const JType *const 
     k->uses_barrier = f->uses_barrier;
     k->debug = opts && opts->debug;
     k->narrow_index = opts && opts->narrow_index && !k->debug && !jit_launches_kernels(f);
-    {
-        /* the parameter ABI, computed with a throwaway context */
-        LLVMContextRef C = LLVMContextCreate();
-        Lower L;
-        lower_init(&L, vm, C, NULL, &jit_target_ptx, false, err, errsize);
-        L.t_i8 = LLVMInt8TypeInContext(C);
-        L.t_i1 = LLVMInt1TypeInContext(C);
-        L.t_i16 = LLVMInt16TypeInContext(C);
-        L.t_i32 = LLVMInt32TypeInContext(C);
-        L.t_i64 = LLVMInt64TypeInContext(C);
-        L.t_f16 = LLVMHalfTypeInContext(C);
-        L.t_f32 = LLVMFloatTypeInContext(C);
-        L.t_f64 = LLVMDoubleTypeInContext(C);
-        L.t_ptr = LLVMPointerTypeInContext(C, 0);
-        L.f = f;
-        volatile bool ok = true;
-        if (setjmp(L.fail)) ok = false;
-        else fill_params(&L, k, f);
-        LLVMContextDispose(C);
-        if (!ok || !k->params) {
-            if (ok) snprintf(err, errsize, "out of memory");
-            jit_kernel_free(vm, k);
-            return NULL;
-        }
+    if (!kernel_params(vm, k, f, err, errsize)) {
+        jit_kernel_free(vm, k);
+        return NULL;
     }
     if (targets & JIT_TARGET_CPU) {
         /* kernels it launches are compiled first: the code names their JitKernels */

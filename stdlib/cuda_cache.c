@@ -91,6 +91,9 @@ static bool cache_key(const JFunc *f, Function *fn, int target, int cc, const Ji
              o->fastmath ? 1 : 0, o->narrow_index ? 1 : 0);
     h = fnv_str(h, num);
     h = fnv_str(h, target == JIT_TARGET_PTX ? getenv("GPY_CUDA_ARCH") : NULL);
+    /* how jit_llvm_init sets up NVPTX code generation: PTX cached before
+    ** 32-bit shared/const/local pointers is a miss, not reused */
+    h = fnv_str(h, target == JIT_TARGET_PTX ? "nvptx-short-ptr" : NULL);
     if (target == JIT_TARGET_CPU) { /* native code is for this CPU */
         char *cpu = LLVMGetHostCPUName(), *feat = LLVMGetHostCPUFeatures();
         h = fnv_str(h, cpu);
