@@ -108,7 +108,7 @@ static int run_child(CpuDevice *d, const ChildGrid *c, int depth, char *err, siz
                  c->size, off);
         rc = -1;
     }
-    CpuLaunch cl = {.shared_bytes = k->shared_bytes + c->shared, .block_fn = k->cpu_block,
+    CpuLaunch cl = {.shared_bytes = k->shared_bytes + c->shared, .dyn_shared = c->shared, .block_fn = k->cpu_block,
                     .thread_fn = k->cpu_thread, .uses_barrier = k->uses_barrier, .params = ptrs};
     for (int i = 0; i < 3; i++) {
         cl.grid[i] = c->grid[i];

@@ -408,6 +408,7 @@ static bool run_block(CpuDevice *d, Worker *w, const CpuLaunch *l, int64_t b) {
     ctx.smem = w->smem;
     ctx.grids = l->grids;
     ctx.worker = w;
+    ctx.dyn_smem = (int64_t)l->dyn_shared;
     if (!l->block_fn) return run_block_fibers(d, w, l, &ctx);
     w->scratch_failed = false;
     l->block_fn(&ctx, l->params);

@@ -34,6 +34,7 @@ typedef struct CpuLaunch {
     uint32_t grid[3];       /* gridDim x, y, z (each ≥ 1) */
     uint32_t block[3];      /* blockDim x, y, z (each ≥ 1, product ≤ 1024) */
     size_t shared_bytes;    /* per-block shared memory (static + dynamic) */
+    size_t dyn_shared;      /* of which dynamic (KernelCtx.dyn_smem: sizes cuda.shared.array(0, ...)) */
     CpuBlockFn block_fn;    /* used when non-NULL (barrier kernels too: regions) */
     CpuThreadFn thread_fn;  /* used for barrier kernels without block_fn */
     bool uses_barrier;

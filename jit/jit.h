@@ -212,6 +212,7 @@ typedef struct KernelCtx {
     void *block;        /* runtime (gpu/cpu_device.c): the block's fiber group */
     void *grids;        /* runtime (gpu/cpu_child_grids.c): where child launches queue */
     void *worker;       /* runtime: the worker running the block (gpy_cpu_scratch) */
+    int64_t dyn_smem;   /* the launch's dynamic shared memory bytes */
 } KernelCtx;
 
 /* Runs all threads of one block in a loop (kernels without barriers, and

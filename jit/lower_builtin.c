@@ -206,7 +206,17 @@ static LLVMValueRef lower_alloc_array(Lower *L, AstNode *n, JInfo *info, bool sh
         data = lower_alloca(L, LLVMArrayType2(et, (uint64_t)count), "local");
         LLVMSetAlignment(data, 16);
     }
-    return const_array(L, t, data, info->shape);
+    LLVMValueRef arr = const_array(L, t, data, info->shape);
+    if (shared && count == 0 && t->ndim == 1) {
+        /* cuda.shared.array(0, dtype): as many elements as the launch's
+           dynamic shared memory holds (Numba does the same) */
+        LLVMValueRef n = LLVMBuildUDiv(L->B, L->tg->dyn_shared_bytes(L),
+                                       LLVMConstInt(L->t_i64, nd_itemsize(t->dtype), 0), "dyn.count");
+        LLVMValueRef shape = LLVMBuildExtractValue(L->B, arr, 1, "");
+        shape = LLVMBuildInsertValue(L->B, shape, n, 0, "");
+        arr = LLVMBuildInsertValue(L->B, arr, shape, 1, "");
+    }
+    return arr;
 }
 
 /* ------------------------------------------------------------- atomics */

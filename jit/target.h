@@ -32,6 +32,9 @@ typedef struct Target {
     ** count 0 is the dynamic shared memory of the launch (all such arrays
     ** alias it, after the static ones, as in Numba). */
     LLVMValueRef (*shared_array)(Lower *L, LLVMTypeRef elem, int64_t count, size_t itemsize);
+    /* the launch's dynamic shared memory bytes (i64): what sizes
+    ** cuda.shared.array(0, dtype), as in Numba */
+    LLVMValueRef (*dyn_shared_bytes)(Lower *L);
     /* Prefix of external math functions: "" for libm (expf, exp, ...),
     ** "__nv_" for libdevice (__nv_expf, ...). */
     const char *math_prefix;

@@ -70,11 +70,18 @@ static LLVMValueRef cpu_shared_array(Lower *L, LLVMTypeRef elem, int64_t count, 
     return LLVMBuildGEP2(L->B, L->t_i8, base, &o, 1, "");
 }
 
+static LLVMValueRef cpu_dyn_shared_bytes(Lower *L) {
+    LLVMValueRef v = LLVMBuildLoad2(L->B, L->t_i64, ctx_field(L, offsetof(KernelCtx, dyn_smem)), "");
+    LLVMSetAlignment(v, 8);
+    return v;
+}
+
 const Target jit_target_cpu = {
     .kind = JIT_TARGET_CPU,
     .sreg = cpu_sreg,
     .barrier = cpu_barrier,
     .shared_array = cpu_shared_array,
+    .dyn_shared_bytes = cpu_dyn_shared_bytes,
     .math_prefix = "",
 };
 

@@ -43,10 +43,20 @@ static LLVMValueRef ptx_shared_array(Lower *L, LLVMTypeRef elem, int64_t count, 
     return LLVMConstAddrSpaceCast(g, L->t_ptr);
 }
 
+/* %dynamic_smem_size (PTX ISA 4.1): LLVM 19 has no intrinsic for it */
+static LLVMValueRef ptx_dyn_shared_bytes(Lower *L) {
+    LLVMTypeRef fty = LLVMFunctionType(L->t_i32, NULL, 0, 0);
+    static const char text[] = "mov.u32 $0, %dynamic_smem_size;";
+    LLVMValueRef asm_fn = LLVMGetInlineAsm(fty, text, sizeof text - 1, "=r", 2, 0, 0, LLVMInlineAsmDialectATT, 0);
+    LLVMValueRef v = LLVMBuildCall2(L->B, fty, asm_fn, NULL, 0, "dynsmem");
+    return LLVMBuildZExt(L->B, v, L->t_i64, "");
+}
+
 const Target jit_target_ptx = {
     .kind = JIT_TARGET_PTX,
     .sreg = ptx_sreg,
     .barrier = ptx_barrier,
     .shared_array = ptx_shared_array,
+    .dyn_shared_bytes = ptx_dyn_shared_bytes,
     .math_prefix = "__nv_",
 };

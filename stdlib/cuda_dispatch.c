@@ -893,6 +893,7 @@ static Value launch_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs
         cl.block[i] = l->block[i];
     }
     cl.shared_bytes = k->shared_bytes + l->dyn_shared;
+    cl.dyn_shared = l->dyn_shared;
     cl.block_fn = k->cpu_block;
     cl.thread_fn = k->cpu_thread;
     cl.uses_barrier = k->uses_barrier;
