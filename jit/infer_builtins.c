@@ -77,6 +77,7 @@ static const JitPath paths[] = {
     CONST("math.tau", 6.283185307179586), CONST("math.inf", INFINITY), CONST("math.nan", NAN),
     CONST("numpy.pi", 3.141592653589793), CONST("numpy.e", 2.718281828459045),
     CONST("numpy.inf", INFINITY), CONST("numpy.nan", NAN),
+    CALL("numpy.dtype", JB_NP_DTYPE, 1, 1),
     DT("numpy.bool_", ND_BOOL), DT("numpy.int8", ND_INT8), DT("numpy.int16", ND_INT16),
     DT("numpy.int32", ND_INT32), DT("numpy.int64", ND_INT64), DT("numpy.uint8", ND_UINT8),
     DT("numpy.uint16", ND_UINT16), DT("numpy.uint32", ND_UINT32), DT("numpy.uint64", ND_UINT64),

@@ -282,6 +282,20 @@ static const JType *path_call(Pass *p, AstNode *n, const JType *ft) {
     const JType *at[64] = {0};
     JInfo *i;
     switch (b) {
+    case JB_NP_DTYPE: { /* np.dtype(np.int32) or np.dtype('int32'), as a dtype= argument */
+        AstNode *a = n->u.call.args.items[0];
+        int dt = -1;
+        if (a->kind == AST_STR) {
+            dt = jit_dtype_by_name(a->u.str.s);
+            inf_set_type(p, a, S(p, JK_STRING));
+        } else {
+            const JType *t = inf_expr(p, a);
+            if (t && t->kind == JK_DTYPE) dt = (int)t->dtype;
+        }
+        if (dt < 0) inf_fail(p, a, "numpy.dtype() in a kernel takes a numeric type such as numpy.float32 or 'float32'");
+        inf_info(p, n)->builtin = b;
+        return inf_set_type(p, n, jt_dtype(VMOF(p), (NDType)dt));
+    }
     case JB_GRID:
     case JB_GRIDSIZE: {
         AstNode *a = n->u.call.args.items[0];

@@ -117,6 +117,8 @@ typedef enum JBuiltin {
     JB_CONST_ARRAY,                   /* cuda.const.array_like(global array): the array, in constant memory */
     JB_LAUNCH,                        /* child[grid, block](args): a kernel launching a kernel (JInfo.callee,
                                          the child's kernel specialization); void. See jit/infer_launch.c */
+    JB_NP_DTYPE,                      /* numpy.dtype(np.float32 | 'float32'): the dtype itself (JK_DTYPE),
+                                         a compile-time value for dtype= arguments */
     JB__COUNT
 } JBuiltin;
 
