@@ -443,6 +443,28 @@ static Value m_stream_synchronize(VM *vm, int argc, Value *argv, Dict *kwargs) {
     return NONE_VAL;
 }
 
+/* s.auto_synchronize(): a context manager that gives the stream and
+** synchronizes it when the block ends (Numba's spelling); the stream is its
+** own context manager. */
+static Value m_stream_auto_synchronize(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    arg_count(vm, "auto_synchronize", argc, 1, 1);
+    kw_none(vm, "auto_synchronize", kwargs);
+    return argv[0];
+}
+
+static Value m_stream_enter(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    arg_count(vm, "__enter__", argc, 1, 1);
+    kw_none(vm, "__enter__", kwargs);
+    return argv[0];
+}
+
+/* __exit__ synchronizes even when the block raised, and never swallows the exception */
+static Value m_stream_exit(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    (void)argc;
+    m_stream_synchronize(vm, 1, argv, kwargs);
+    return BOOL_VAL(false);
+}
+
 static Value stream_repr(VM *vm, Value self) {
     Stream *s = (Stream *)AS_OBJ(self);
     if (!s->s) return STR_VAL(str_printf(vm, "<Default CUDA stream on %s>", vm->cuda->gpu ? "the GPU" : "the CPU device"));
@@ -638,6 +660,9 @@ static void build_cuda(VM *vm, CudaState *st) {
     t->repr = stream_repr;
     t->finalize = stream_finalize;
     type_add_method(vm, t, "synchronize", m_stream_synchronize);
+    type_add_method(vm, t, "auto_synchronize", m_stream_auto_synchronize);
+    type_add_method(vm, t, "__enter__", m_stream_enter);
+    type_add_method(vm, t, "__exit__", m_stream_exit);
     st->t_stream = t;
     t = type_new_builtin(vm, "Event", vm->t_object, 0);
     t->finalize = event_finalize;
