@@ -712,6 +712,8 @@ static void build_cuda(VM *vm, CudaState *st) {
         {"event_elapsed_time", f_event_elapsed_time},
         {"get_current_device", f_get_current_device},
         {"select_device", f_select_device},
+        {"reduce", cuda_f_reduce},
+        {"Reduce", cuda_f_reduce},
     };
     for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) module_add_function(vm, m, fns[i].name, fns[i].fn);
 
@@ -765,6 +767,7 @@ static Module *build_numba(VM *vm) {
     dict_set_cstr(vm, m->dict, "cuda", OBJ_VAL(st->cuda));
     module_add_function(vm, m, "jit", f_host_jit);
     module_add_function(vm, m, "njit", f_host_jit);
+    module_add_function(vm, m, "vectorize", cuda_f_vectorize);
     for (size_t i = 0; i < sizeof scalar_names / sizeof scalar_names[0]; i++)
         dict_set_cstr(vm, m->dict, scalar_names[i].name, nd_scalar_type(vm, scalar_names[i].dt));
     return m;
@@ -794,4 +797,5 @@ void cuda_register_modules(VM *vm) {
     module_register_native(vm, "numba.cuda", build_cuda_module);
     module_register_native(vm, "numba.core", build_numba_core);
     module_register_native(vm, "numba.core.errors", build_numba_core_errors);
+    cuda_ufunc_register(vm);
 }
