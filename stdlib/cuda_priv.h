@@ -9,6 +9,7 @@
 **   cuda_cache.c     @cuda.jit(cache=True): compiled kernels on disk
 **   cuda_dispatch.c  @cuda.jit dispatchers: signatures, the compile cache,
 **                    argument marshalling, launch on the CPU device or GPU
+**   cuda_ufunc.c     numba.vectorize and cuda.reduce (gpy source generating kernels)
 ** Nothing outside stdlib/cuda*.c includes this header.
 */
 #ifndef GPY_STDLIB_CUDA_PRIV_H

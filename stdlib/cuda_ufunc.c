@@ -1,5 +1,5 @@
 /*
-** cuda_ufunc.c — numba.vectorize(signatures, target='cuda') and
+** cuda_ufunc.c — numba.vectorize(signatures, target='cuda'/'cpu') and
 ** cuda.reduce / cuda.Reduce. Both are host-side wrappers written in gpy
 ** (the source below), compiled into the hidden module `_numba_ufunc` at
 ** their first use. They make the user's function a device function and
@@ -15,7 +15,7 @@
 /* The module's gpy source. Kept as one C string so that the binary needs
 ** no file at run time. */
 static const char ufunc_source[] =
-    "# numba.vectorize(target='cuda') and cuda.reduce: host-side wrappers that\n"
+    "# numba.vectorize (targets 'cuda', 'cpu', 'parallel') and cuda.reduce: host-side wrappers that\n"
     "# generate kernels calling the user's function as a device function.\n"
     "import numpy as np\n"
     "from numba import cuda\n"
