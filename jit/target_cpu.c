@@ -118,7 +118,8 @@ static LLVMMetadataRef loop_hint(Lower *L, const char *name, LLVMValueRef value)
 ** epilogue, a scalar remainder unrolled 8x, and the y and z loops (one trip
 ** in most launches) unrolled around all that. Neither unrolling makes the
 ** kernels faster (bench/jit section d), so x loops keep their remainder
-** rolled and y and z loops are not unrolled; this halves the compile time.
+** rolled and y and z loops are not unrolled: a third less O3 plus code
+** generation (docs/performance.md).
 ** The x loop may still be peeled or fully unrolled (a block-sum step
 ** `if t < s` with s constant needs the peeling), and its interleaving stays:
 ** without it the block sum runs 10-15% slower. */
