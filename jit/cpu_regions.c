@@ -963,7 +963,9 @@ static void thread_loop(Lower *L, RegionBody body, void *cx) {
         LLVMValueRef next = LLVMBuildNSWAdd(B, iv[d], LLVMConstInt(L->t_i32, 1, 0), "");
         LLVMBasicBlockRef lb = latch[d];
         LLVMAddIncoming(iv[d], &next, &lb, 1);
-        LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntSLT, next, P->nt[d], ""), loop[d], d == 2 ? exitb : latch[d + 1]);
+        LLVMValueRef br = LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntSLT, next, P->nt[d], ""), loop[d],
+                                          d == 2 ? exitb : latch[d + 1]);
+        jit_cpu_thread_loop_hints(L, br, d);
     }
     LLVMPositionBuilderAtEnd(B, exitb);
     uniform_context(L);

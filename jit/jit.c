@@ -438,7 +438,11 @@ static bool compile_cpu(VM *vm, struct JitState *js, JFunc *f, bool fastmath, Ji
     const char *bn = LLVMGetValueName2(body, &len);
     snprintf(bname, sizeof bname, "%.150s_block_%u", bn, serial);
     snprintf(tname, sizeof tname, "%.150s_thread_%u", bn, serial);
-    jit_cpu_entries(&L, body, f->uses_barrier && !regions ? NULL : bname, regions ? NULL : tname);
+    /* one entry: the block loop, or for barrier kernels on fibers the
+    ** thread entry (a barrier-free kernel always runs through its block
+    ** loop, so a thread entry would only cost O3 and code generation) */
+    bool fibers = f->uses_barrier && !regions;
+    jit_cpu_entries(&L, body, fibers ? NULL : bname, fibers ? tname : NULL);
     k->shared_bytes = L.smem_bytes;
     if (!verify(M, f->name, err, errsize)) goto fail;
     if (js->host_tm && !run_o3(M, js->host_tm, err, errsize)) goto fail;
@@ -465,22 +469,14 @@ static bool compile_cpu(VM *vm, struct JitState *js, JFunc *f, bool fastmath, Ji
     }
     k->module->rt = rt;
     LLVMOrcExecutorAddress addr = 0;
-    e = LLVMOrcLLJITLookup(J, &addr, regions ? bname : tname);
+    e = LLVMOrcLLJITLookup(J, &addr, fibers ? tname : bname);
     if (e || js->diag.error) {
         if (e) take_error(e, err, errsize, "native compile failed");
         else snprintf(err, errsize, "native compile failed: %s", js->diag.msg);
         return false;
     }
-    if (regions) k->cpu_block = (CpuBlockFn)(uintptr_t)addr; /* no thread entry: no fibers */
-    else k->cpu_thread = (CpuThreadFn)(uintptr_t)addr;
-    if (!f->uses_barrier) {
-        e = LLVMOrcLLJITLookup(J, &addr, bname);
-        if (e) {
-            take_error(e, err, errsize, "native compile failed");
-            return false;
-        }
-        k->cpu_block = (CpuBlockFn)(uintptr_t)addr;
-    }
+    if (fibers) k->cpu_thread = (CpuThreadFn)(uintptr_t)addr;
+    else k->cpu_block = (CpuBlockFn)(uintptr_t)addr; /* no thread entry: no fibers */
     if (has_err) {
         e = LLVMOrcLLJITLookup(J, &addr, ename);
         if (e) {

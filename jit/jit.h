@@ -237,7 +237,7 @@ typedef struct JitKernel {
     bool uses_barrier;
     /* JIT_TARGET_CPU */
     CpuBlockFn cpu_block;   /* NULL when uses_barrier, unless the barriers allow regions */
-    CpuThreadFn cpu_thread; /* NULL when cpu_block runs a barrier kernel */
+    CpuThreadFn cpu_thread; /* fibers: only a barrier kernel that cpu_block cannot run has one */
     /* JIT_TARGET_PTX */
     char *ptx;              /* NUL-terminated PTX text */
     char entry[160];        /* the .entry name in the PTX */

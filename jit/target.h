@@ -227,6 +227,9 @@ LLVMValueRef lower_math(Lower *L, JBuiltin b, LLVMValueRef *args, int nargs, con
 ** (block_name NULL for barrier kernels run as fibers; thread_name NULL for
 ** barrier kernels run as regions, whose body loops over the threads). */
 void jit_cpu_entries(Lower *L, LLVMValueRef body, const char *block_name, const char *thread_name);
+/* Loop hints for a loop over the block's threads in dimension dim (0 = x),
+** given the branch at its latch (target_cpu.c). */
+void jit_cpu_thread_loop_hints(Lower *L, LLVMValueRef latch_br, int dim);
 
 /* ---- jit_launch.c: kernels launching kernels on the CPU device ---- */
 /* The kernel compiles in progress, innermost first (JitState.compiling): a

@@ -8,6 +8,9 @@
 */
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
+
+#include <llvm-c/DebugInfo.h>
 
 #include "target.h"
 
@@ -105,6 +108,37 @@ static unsigned unpack_params(Lower *L, LLVMValueRef body, LLVMValueRef ctx, LLV
     return n;
 }
 
+static LLVMMetadataRef loop_hint(Lower *L, const char *name, LLVMValueRef value) {
+    LLVMMetadataRef ops[2] = {LLVMMDStringInContext2(L->C, name, strlen(name)), value ? LLVMValueAsMetadata(value) : NULL};
+    return LLVMMDNodeInContext2(L->C, ops, value ? 2 : 1);
+}
+
+/* O3 and x86 code generation time of a thread loop goes mostly into copies
+** of it: the x loop vectorized 16-wide and interleaved 4x, an 8-wide vector
+** epilogue, a scalar remainder unrolled 8x, and the y and z loops (one trip
+** in most launches) unrolled around all that. Neither unrolling makes the
+** kernels faster (bench/jit section d), so x loops keep their remainder
+** rolled and y and z loops are not unrolled: a third less O3 plus code
+** generation (docs/performance.md).
+** The x loop may still be peeled or fully unrolled (a block-sum step
+** `if t < s` with s constant needs the peeling), and its interleaving stays:
+** without it the block sum runs 10-15% slower. */
+void jit_cpu_thread_loop_hints(Lower *L, LLVMValueRef latch_br, int dim) {
+    LLVMMetadataRef ops[2];
+    size_t n = 0;
+    LLVMMetadataRef self = LLVMTemporaryMDNode(L->C, NULL, 0);
+    ops[n++] = self;
+    if (dim == 0) {
+        ops[n++] = loop_hint(L, "llvm.loop.unroll.runtime.disable", NULL);
+    } else {
+        ops[n++] = loop_hint(L, "llvm.loop.unroll.disable", NULL);
+    }
+    /* a loop ID names itself: the self-reference makes the node distinct */
+    LLVMMetadataRef id = LLVMMDNodeInContext2(L->C, ops, n);
+    LLVMMetadataReplaceAllUsesWith(self, id);
+    LLVMSetMetadata(latch_br, LLVMGetMDKindIDInContext(L->C, "llvm.loop", 9), LLVMMetadataAsValue(L->C, id));
+}
+
 static LLVMValueRef entry_fn(Lower *L, const char *name) {
     LLVMTypeRef pt[2] = {L->t_ptr, L->t_ptr};
     LLVMValueRef fn = LLVMAddFunction(L->M, name, LLVMFunctionType(L->t_void, pt, 2, 0));
@@ -176,7 +210,7 @@ void jit_cpu_entries(Lower *L, LLVMValueRef body, const char *block_name, const 
         for (int d = 0; d < 3; d++) {
             LLVMPositionBuilderAtEnd(B, latch[d]);
             LLVMValueRef nx = LLVMBuildAdd(B, iv[d], LLVMConstInt(L->t_i32, 1, 0), "");
-            LLVMBuildBr(B, head[d]);
+            jit_cpu_thread_loop_hints(L, LLVMBuildBr(B, head[d]), d);
             LLVMBasicBlockRef lb = latch[d];
             LLVMAddIncoming(iv[d], &nx, &lb, 1);
         }

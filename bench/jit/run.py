@@ -5,7 +5,9 @@
 
 Reports medians, with each peer measured in the same run:
   a. first compile of the seed kernel inside gpy (compile_ptx, and the first
-     CPU-device launch) beside `nvcc -ptx` of bench/jit/vadd.cu;
+     CPU-device launch) beside `nvcc -ptx` of bench/jit/vadd.cu, and the
+     first CPU-device launch of a vector add, a barrier block sum and a
+     sin/exp kernel (compile_cpu.gpy);
   b. host-side cost of a cached launch (1 block, 1 thread);
   c. examples/vector_add.gpy end to end on the CPU device beside python3 +
      Numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1) on the same file;
@@ -92,6 +94,15 @@ def main():
     rows.append(("a", "seed kernel: compile_ptx, second kernel", med("0.05", "ptx_again"), "<= 3 ms"))
     rows.append(("a", "seed kernel: first CPU-device launch, right after compile_ptx", med("0", "cpu_first"), ""))
     rows.append(("a", "seed kernel: first CPU-device launch, 50 ms after the import", med("0.05", "cpu_first"), ""))
+    # first CPU-device launch of three kinds of kernel (compile_cpu.gpy)
+    cres = {}
+    for _ in range(nruns):
+        for key, vals in parse(run([gpy, os.path.join(HERE, "compile_cpu.gpy")], cpu_env)).items():
+            cres.setdefault(key, []).append(vals[0][0])
+    for key, label in (("vadd", "first CPU-device launch: vector add (block loop)"),
+                       ("blocksum", "first CPU-device launch: shared-memory block sum (region loops)"),
+                       ("math", "first CPU-device launch: sin/exp kernel (libm), third in process")):
+        rows.append(("a", label, ms(statistics.median(cres[key])) if key in cres else "-", ""))
     st = [wall([gpy, "-c", "pass"]) for _ in range(nruns)]
     rows.append(("a", "gpy -c pass (start-up, for scale)", ms(statistics.median(st)), ""))
     nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
