@@ -326,12 +326,20 @@ int cuda_parse_signature(VM *vm, const char *s, const JType **out, int max, cons
 
 /* Whether a signature's parameter type takes an argument of type a: arrays
 ** of its dtype and dimensions (any layout where it says 'A'), any scalar
-** where it has a scalar (converted, as Numba converts), else the same type. */
+** where it has a scalar (the callee is specialized on the scalar it gets,
+** where Numba would convert it first), tuples element by
+** element, else the same type. */
 static bool sig_param_accepts(const JType *s, const JType *a) {
     if (s->kind == JK_ARRAY)
         return a->kind == JK_ARRAY && a->dtype == s->dtype && a->ndim == s->ndim &&
                (s->layout == 'A' || s->layout == a->layout);
     if (jt_is_scalar(s)) return jt_is_scalar(a);
+    if (s->kind == JK_TUPLE) {
+        if (a->kind != JK_TUPLE || a->n != s->n) return false;
+        for (int i = 0; i < s->n; i++)
+            if (!sig_param_accepts(s->elems[i], a->elems[i])) return false;
+        return true;
+    }
     return s == a;
 }
 
