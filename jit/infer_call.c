@@ -51,6 +51,8 @@ static const JType *device_call(Pass *p, AstNode *n, const JType *ft) {
        widen: wait for a pass with stable types rather than specialize (and
        maybe fail to type) a callee on types that are not final. */
     if (!p->strict && p->changed) return inf_unknown(p, n, "argument types not final yet");
+    char why[1200];
+    if (fi && !cuda_device_signatures_accept(vm, fi->constant, na, at, why, sizeof why)) inf_fail(p, n, "%s", why);
     FuncX *cx = inf_specialize(p, n, fn, na, at, false);
     JInfo *i = inf_info(p, n);
     i->builtin = JB_DEVICE_CALL;

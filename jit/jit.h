@@ -348,5 +348,9 @@ char *jit_compile_ptx_device(VM *vm, Function *fn, int nargs, const JType *const
 /* The Python function behind a @cuda.jit dispatcher (kernel or device
 ** function), or NULL when v is not one. *is_device tells which. */
 Function *cuda_dispatcher_function(VM *vm, Value v, bool *is_device);
+/* False (and why in err) when v is a device function declared with
+** signatures none of which takes these argument types. */
+bool cuda_device_signatures_accept(VM *vm, Value v, int nargs, const JType *const *argtypes, char *err,
+                                   size_t errsize);
 
 #endif

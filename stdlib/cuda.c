@@ -798,4 +798,5 @@ void cuda_register_modules(VM *vm) {
     module_register_native(vm, "numba.core", build_numba_core);
     module_register_native(vm, "numba.core.errors", build_numba_core_errors);
     cuda_ufunc_register(vm);
+    module_register_native(vm, "numba.cuda.random", cuda_random_build_module);
 }

@@ -324,6 +324,53 @@ int cuda_parse_signature(VM *vm, const char *s, const JType **out, int max, cons
     return n;
 }
 
+/* Whether a signature's parameter type takes an argument of type a: arrays
+** of its dtype and dimensions (any layout where it says 'A'), any scalar
+** where it has a scalar (the callee is specialized on the scalar it gets,
+** where Numba would convert it first), tuples element by
+** element, else the same type. */
+static bool sig_param_accepts(const JType *s, const JType *a) {
+    if (s->kind == JK_ARRAY)
+        return a->kind == JK_ARRAY && a->dtype == s->dtype && a->ndim == s->ndim &&
+               (s->layout == 'A' || s->layout == a->layout);
+    if (jt_is_scalar(s)) return jt_is_scalar(a);
+    if (s->kind == JK_TUPLE) {
+        if (a->kind != JK_TUPLE || a->n != s->n) return false;
+        for (int i = 0; i < s->n; i++)
+            if (!sig_param_accepts(s->elems[i], a->elems[i])) return false;
+        return true;
+    }
+    return s == a;
+}
+
+/* Hook for inference (jit.h): a device function declared with signatures
+** is called only with arguments one of them takes, so a wrong argument gets
+** an error at the call, naming what the function takes. */
+bool cuda_device_signatures_accept(VM *vm, Value v, int nargs, const JType *const *argtypes, char *err,
+                                   size_t errsize) {
+    if (!is_disp(vm, v) || !as_disp(v)->device || !IS_LIST(vm, as_disp(v)->sigs)) return true;
+    Dispatcher *d = as_disp(v);
+    List *l = AS_LIST(d->sigs);
+    char given[512], wanted[512];
+    size_t wl = 0;
+    wanted[0] = '\0';
+    for (int64_t i = 0; i < l->len; i++) {
+        const JType *tys[MAX_ARGS], *ret;
+        char perr[256];
+        int n = cuda_parse_signature(vm, AS_STR(l->items[i])->chars, tys, MAX_ARGS, &ret, perr, sizeof perr);
+        if (n != nargs) continue;
+        bool ok = true;
+        for (int k = 0; k < n && ok; k++) ok = sig_param_accepts(tys[k], argtypes[k]);
+        if (ok) return true;
+        char one[512];
+        types_str(tys, n, one, sizeof one);
+        if (wl < sizeof wanted) wl += (size_t)snprintf(wanted + wl, sizeof wanted - wl, "%s%s", wl ? " or " : "", one);
+    }
+    types_str(argtypes, nargs, given, sizeof given);
+    snprintf(err, errsize, "device function '%s' takes %s, not %s", disp_name(d), wanted, given);
+    return false;
+}
+
 /* ---------------------------------------------------------------- compile */
 
 static void free_spec(VM *vm, Spec *s) {

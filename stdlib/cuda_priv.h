@@ -102,6 +102,8 @@ CUdeviceptr cuda_devarray_ptr(VM *vm, Value v);
 void cuda_copy_strided(NDArray *dst, const NDArray *src);
 /* Module functions. */
 Value cuda_f_to_device(VM *vm, int argc, Value *argv, Dict *kwargs);
+/* cuda_random.c: builds the numba.cuda.random module */
+Module *cuda_random_build_module(VM *vm);
 Value cuda_f_device_array(VM *vm, int argc, Value *argv, Dict *kwargs);
 Value cuda_f_device_array_like(VM *vm, int argc, Value *argv, Dict *kwargs);
 Value cuda_f_pinned_array(VM *vm, int argc, Value *argv, Dict *kwargs);

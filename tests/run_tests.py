@@ -35,14 +35,17 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TIMEOUT = 20
+# the Numba simulator is an oracle, not the product: it polls a Python thread
+# per CUDA thread (about 1 s per launch), so it gets more time on 2 busy cores
+ORACLE_TIMEOUT = 90
 
 MARKER_LINE = re.compile(r"^\s*[~^]+\s*$")
 
 
-def run(cmd, cwd, stdin=None, env=None):
+def run(cmd, cwd, stdin=None, env=None, timeout=TIMEOUT):
     try:
         p = subprocess.run(cmd, cwd=cwd, input=stdin, capture_output=True,
-                           timeout=TIMEOUT, env=env)
+                           timeout=timeout, env=env)
         return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
     except subprocess.TimeoutExpired:
         return "timeout", "", ""
@@ -195,7 +198,7 @@ def check_kernels(gpy, path, python):
                 exp_out, exp_rc = f.read(), 0
         else:
             senv = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-            erc, exp_out, eerr = run([python, "-c", SIMULATOR_PRELUDE, name], d, env=senv)
+            erc, exp_out, eerr = run([python, "-c", SIMULATOR_PRELUDE, name], d, env=senv, timeout=ORACLE_TIMEOUT)
             if erc == "timeout":
                 return "the Numba simulator timed out"
             exp_rc = erc

@@ -951,6 +951,8 @@ static void pct_format_arg(VM *vm, Pct *c, PctArg *a, size_t chpos) {
         double d;
         if (IS_NUMBER(v))
             d = AS_NUMBER(v);
+        else if (IS_OBJ(v) && !IS_STR(vm, v))
+            d = arg_float(vm, "format", v); /* __float__: numpy scalars (np.float32(x)) as in Python */
         else
             PCT_ERR(TypeError, "must be real number, not %s", vm_type_name(vm, v));
         int prec = a->prec < 0 ? 6 : a->prec > INT_MAX ? INT_MAX : (int)a->prec;

@@ -825,6 +825,13 @@ static NOINLINE Value import_from(VM *vm, Value mod, Str *name) {
             Str *full = str_printf(vm, "%s.%s", m->name->chars, name->chars);
             Value sub = dict_get_str(vm, vm->modules, full);
             if (!IS_EMPTY(sub)) return sub;
+            /* a native submodule not imported yet (from numba.cuda import random) */
+            if (vm->native_modules && !IS_EMPTY(dict_get_str(vm, vm->native_modules, full))) {
+                vm_push_root(vm, STR_VAL(full));
+                sub = vm_import(vm, full, false);
+                vm_pop_roots(vm, 1);
+                return sub;
+            }
             mname = m->name->chars;
         }
         if (m->file) where = m->file->chars;
