@@ -136,7 +136,11 @@ barrier_count fibers
 debug_mode fibers
 0
 with_print fibers"
-got=$("$GPY" "$tmp/paths.gpy" 2>&1)
+# output of a run, without the warning an ASan build prints once it switches
+# fibers with swapcontext (only the fiber runs switch, so it would differ)
+clean() { grep -v '^==[0-9]*==WARNING: ASan doesn.t fully support makecontext'; }
+
+got=$("$GPY" "$tmp/paths.gpy" 2>&1 | clean)
 if [ "$got" != "$expected" ]; then echo "FAIL paths: got [$got]"; fail=1; fi
 forced=$(GPY_CPU_REGIONS=0 "$GPY" "$tmp/paths.gpy" 2>&1 | grep -c regions)
 if [ "$forced" != 0 ]; then echo "FAIL GPY_CPU_REGIONS=0 still made $forced region kernels"; fail=1; fi
@@ -170,8 +174,8 @@ done
 nreg=0
 for seed in 1 2 3 4 5 6 7 8 9 10 11 12; do
   python3 "$here/../gpu/barrier_kernel_gen.py" $seed > "$tmp/gen.gpy"
-  r=$("$GPY" "$tmp/gen.gpy" 2>&1)
-  f=$(GPY_CPU_REGIONS=0 "$GPY" "$tmp/gen.gpy" 2>&1)
+  r=$("$GPY" "$tmp/gen.gpy" 2>&1 | clean)
+  f=$(GPY_CPU_REGIONS=0 "$GPY" "$tmp/gen.gpy" 2>&1 | clean)
   grep -q "PATH False" <<<"$r" && nreg=$((nreg + 1))
   if [ "$(grep -v PATH <<<"$r")" != "$(grep -v PATH <<<"$f")" ]; then
     echo "FAIL generated kernel $seed: regions and fibers differ"; fail=1
@@ -179,7 +183,7 @@ for seed in 1 2 3 4 5 6 7 8 9 10 11 12; do
 done
 if [ $nreg -lt 8 ]; then echo "FAIL only $nreg of 12 generated kernels ran as regions"; fail=1; fi
 
-regions=$("$GPY" "$here/../kernels/barrier_regions.gpy" 2>&1)
-fibers=$(GPY_CPU_REGIONS=0 "$GPY" "$here/../kernels/barrier_regions.gpy" 2>&1)
+regions=$("$GPY" "$here/../kernels/barrier_regions.gpy" 2>&1 | clean)
+fibers=$(GPY_CPU_REGIONS=0 "$GPY" "$here/../kernels/barrier_regions.gpy" 2>&1 | clean)
 if [ "$regions" != "$fibers" ]; then echo "FAIL regions and fibers differ"; fail=1; fi
 exit $fail
