@@ -768,6 +768,7 @@ static Module *build_numba(VM *vm) {
     module_add_function(vm, m, "jit", f_host_jit);
     module_add_function(vm, m, "njit", f_host_jit);
     module_add_function(vm, m, "vectorize", cuda_f_vectorize);
+    module_add_function(vm, m, "guvectorize", cuda_f_guvectorize);
     for (size_t i = 0; i < sizeof scalar_names / sizeof scalar_names[0]; i++)
         dict_set_cstr(vm, m->dict, scalar_names[i].name, nd_scalar_type(vm, scalar_names[i].dt));
     return m;

@@ -120,6 +120,7 @@ Value cuda_f_compile_ptx(VM *vm, int argc, Value *argv, Dict *kwargs);
 /* cuda_ufunc.c: numba.vectorize(target='cuda'), cuda.reduce */
 Value cuda_f_vectorize(VM *vm, int argc, Value *argv, Dict *kwargs);
 Value cuda_f_reduce(VM *vm, int argc, Value *argv, Dict *kwargs);
+Value cuda_f_guvectorize(VM *vm, int argc, Value *argv, Dict *kwargs);
 void cuda_ufunc_register(VM *vm);
 /* Parses a Numba signature string "void(float32[:], int64)". Returns the
 ** number of arguments (types in out, return type in *ret), or -1 with a
