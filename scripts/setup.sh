@@ -11,6 +11,9 @@ command -v make >/dev/null || need+=(make)
 command -v python3 >/dev/null || need+=(python3)   # test oracle
 [ -f /usr/lib/llvm-19/cmake/LLVMConfig.cmake ] || need+=(llvm-19-dev)   # kernel compiler
 [ -f /usr/include/zstd.h ] || need+=(libzstd-dev)   # LLVM's cmake package requires it
+# build/gpy_jit.so links LLVM's static components, which need zlib and libstdc++
+[ -f /usr/include/zlib.h ] || need+=(zlib1g-dev)
+[ -e "$(cc -print-file-name=libstdc++.so 2>/dev/null)" ] && [ "$(cc -print-file-name=libstdc++.so)" != libstdc++.so ] || need+=(libstdc++-12-dev)
 if [ "${#need[@]}" -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
   $SUDO apt-get update -qq
