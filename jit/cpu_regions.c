@@ -1050,17 +1050,9 @@ static void skeleton_for(Lower *L, AstNode *s) {
     CpuRegions *P = L->regions;
     LLVMBuilderRef B = L->B;
     uniform_context(L);
-    AstList *args = &s->u.for_.iter->u.call.args;
-    if (args->len < 1 || args->len > 3) lower_fail(L, s->u.for_.iter, "range expects 1 to 3 arguments");
     const JType *i64 = jt_scalar(L->vm, JK_INT64);
-    LLVMValueRef start = LLVMConstInt(L->t_i64, 0, 0), stop, step = LLVMConstInt(L->t_i64, 1, 0);
-    if (args->len == 1) {
-        stop = lower_expr_as(L, args->items[0], i64);
-    } else {
-        start = lower_expr_as(L, args->items[0], i64);
-        stop = lower_expr_as(L, args->items[1], i64);
-    }
-    if (args->len == 3) step = lower_expr_as(L, args->items[2], i64);
+    LLVMValueRef start, stop, step;
+    int sign = lower_range_args(L, s->u.for_.iter, &start, &stop, &step);
     LLVMValueRef cur = lower_alloca(L, L->t_i64, "skel.i");
     LLVMBuildStore(B, start, cur);
     LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(L->C, L->fn, "skel.for.head");
@@ -1069,12 +1061,7 @@ static void skeleton_for(Lower *L, AstNode *s) {
     LLVMBuildBr(B, head);
     LLVMPositionBuilderAtEnd(B, head);
     LLVMValueRef c = LLVMBuildLoad2(B, L->t_i64, cur, "");
-    LLVMValueRef zero = LLVMConstInt(L->t_i64, 0, 0);
-    LLVMValueRef up = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGT, step, zero, ""),
-                                   LLVMBuildICmp(B, LLVMIntSLT, c, stop, ""), "");
-    LLVMValueRef down = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSLT, step, zero, ""),
-                                     LLVMBuildICmp(B, LLVMIntSGT, c, stop, ""), "");
-    LLVMBuildCondBr(B, LLVMBuildOr(B, up, down, ""), body, end);
+    LLVMBuildCondBr(B, lower_range_cond(L, c, stop, step, sign), body, end);
     LLVMPositionBuilderAtEnd(B, body);
     int v = var_of(P, s->u.for_.target);
     if (L->vars[v])

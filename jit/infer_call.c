@@ -101,6 +101,26 @@ static void require_scalar(Pass *p, AstNode *a, const JType *t, const char *what
     if (!jt_is_scalar(t)) inf_fail(p, a, "%s() does not accept %s", what, tname(t));
 }
 
+/* The dtype a dtype argument names: a string ('float32'), a numpy or numba
+** type, np.dtype(...) of one, or Python's float/int/bool. -1 when it names
+** none; DTYPE_UNKNOWN while its type is not inferred yet. */
+#define DTYPE_UNKNOWN (-2)
+static int dtype_arg(Pass *p, AstNode *a) {
+    if (a->kind == AST_STR) {
+        inf_set_type(p, a, S(p, JK_STRING));
+        return jit_dtype_by_name(a->u.str.s);
+    }
+    const JType *t = inf_expr(p, a);
+    if (!t) return DTYPE_UNKNOWN;
+    if (t->kind == JK_DTYPE) return (int)t->dtype;
+    if (t->kind == JK_MODULE) {
+        if (strcmp(t->path, "float") == 0) return ND_FLOAT64;
+        if (strcmp(t->path, "int") == 0) return ND_INT64;
+        if (strcmp(t->path, "bool") == 0) return ND_BOOL;
+    }
+    return -1;
+}
+
 /* cuda.shared.array / cuda.local.array (shape, dtype). */
 static const JType *array_alloc_call(Pass *p, AstNode *n, JBuiltin b, const char *what) {
     AstNode *shape = NULL, *dtype = NULL;
@@ -153,19 +173,8 @@ static const JType *array_alloc_call(Pass *p, AstNode *n, JBuiltin b, const char
         i = inf_info(p, n);
         i->shape[k] = dims[k];
     }
-    int dt = -1;
-    if (dtype->kind == AST_STR) {
-        dt = jit_dtype_by_name(dtype->u.str.s);
-        inf_set_type(p, dtype, S(p, JK_STRING));
-    } else {
-        const JType *t = inf_expr(p, dtype);
-        if (t && t->kind == JK_DTYPE) dt = (int)t->dtype;
-        else if (t && t->kind == JK_MODULE) {
-            if (strcmp(t->path, "float") == 0) dt = ND_FLOAT64;
-            else if (strcmp(t->path, "int") == 0) dt = ND_INT64;
-            else if (strcmp(t->path, "bool") == 0) dt = ND_BOOL;
-        } else if (!t) return inf_unknown(p, n, "unknown dtype");
-    }
+    int dt = dtype_arg(p, dtype);
+    if (dt == DTYPE_UNKNOWN) return inf_unknown(p, n, "unknown dtype");
     if (dt < 0) inf_fail(p, dtype, "%s(): dtype must be a numeric type such as numpy.float32", what);
     i = inf_info(p, n);
     i->builtin = b;
@@ -286,14 +295,8 @@ static const JType *path_call(Pass *p, AstNode *n, const JType *ft) {
     switch (b) {
     case JB_NP_DTYPE: { /* np.dtype(np.int32) or np.dtype('int32'), as a dtype= argument */
         AstNode *a = n->u.call.args.items[0];
-        int dt = -1;
-        if (a->kind == AST_STR) {
-            dt = jit_dtype_by_name(a->u.str.s);
-            inf_set_type(p, a, S(p, JK_STRING));
-        } else {
-            const JType *t = inf_expr(p, a);
-            if (t && t->kind == JK_DTYPE) dt = (int)t->dtype;
-        }
+        int dt = dtype_arg(p, a);
+        if (dt == DTYPE_UNKNOWN) return inf_unknown(p, n, "unknown dtype");
         if (dt < 0) inf_fail(p, a, "numpy.dtype() in a kernel takes a numeric type such as numpy.float32 or 'float32'");
         inf_info(p, n)->builtin = b;
         return inf_set_type(p, n, jt_dtype(VMOF(p), (NDType)dt));

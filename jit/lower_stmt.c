@@ -148,32 +148,49 @@ static int literal_sign(AstNode *n) {
     return 0;
 }
 
-/* for target in range(...): Python's semantics (any step sign; zero
-** iterations leave the target unchanged; it keeps its last value). */
-static void lower_for(Lower *L, AstNode *s) {
-    AstNode *iter = s->u.for_.iter;
+int lower_range_args(Lower *L, AstNode *iter, LLVMValueRef *start, LLVMValueRef *stop, LLVMValueRef *step) {
     JInfo *ii = lower_info(L, iter);
     if (iter->kind != AST_CALL || ii->builtin != JB_RANGE)
         lower_fail(L, iter, "kernels can only loop over range(...)");
     AstList *args = &iter->u.call.args;
     if (args->len < 1 || args->len > 3) lower_fail(L, iter, "range expects 1 to 3 arguments");
     const JType *i64 = jt_scalar(L->vm, JK_INT64);
+    if (args->len == 1) {
+        *start = LLVMConstInt(L->t_i64, 0, 0);
+        *stop = lower_expr_as(L, args->items[0], i64);
+    } else {
+        *start = lower_expr_as(L, args->items[0], i64);
+        *stop = lower_expr_as(L, args->items[1], i64);
+    }
+    if (args->len < 3) {
+        *step = LLVMConstInt(L->t_i64, 1, 0);
+        return 1;
+    }
+    *step = lower_expr_as(L, args->items[2], i64);
+    return literal_sign(args->items[2]);
+}
+
+LLVMValueRef lower_range_cond(Lower *L, LLVMValueRef c, LLVMValueRef stop, LLVMValueRef step, int sign) {
+    LLVMBuilderRef B = L->B;
+    if (sign > 0) return LLVMBuildICmp(B, LLVMIntSLT, c, stop, "");
+    if (sign < 0) return LLVMBuildICmp(B, LLVMIntSGT, c, stop, "");
+    LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(step));
+    LLVMValueRef up = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGT, step, zero, ""),
+                                   LLVMBuildICmp(B, LLVMIntSLT, c, stop, ""), "");
+    LLVMValueRef down = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSLT, step, zero, ""),
+                                     LLVMBuildICmp(B, LLVMIntSGT, c, stop, ""), "");
+    return LLVMBuildOr(B, up, down, "");
+}
+
+/* for target in range(...): Python's semantics (any step sign; zero
+** iterations leave the target unchanged; it keeps its last value). */
+static void lower_for(Lower *L, AstNode *s) {
+    AstNode *iter = s->u.for_.iter;
+    AstList *args = &iter->u.call.args;
+    const JType *i64 = jt_scalar(L->vm, JK_INT64);
     LLVMBuilderRef B = L->B;
     LLVMValueRef start, stop, step;
-    int sign = 1;
-    if (args->len == 1) {
-        start = LLVMConstInt(L->t_i64, 0, 0);
-        stop = lower_expr_as(L, args->items[0], i64);
-    } else {
-        start = lower_expr_as(L, args->items[0], i64);
-        stop = lower_expr_as(L, args->items[1], i64);
-    }
-    if (args->len == 3) {
-        step = lower_expr_as(L, args->items[2], i64);
-        sign = literal_sign(args->items[2]);
-    } else {
-        step = LLVMConstInt(L->t_i64, 1, 0);
-    }
+    int sign = lower_range_args(L, iter, &start, &stop, &step);
     /* 32-bit index variant: a 32-bit counter when start and stop fit and
     ** the step is positive and small enough that i + step cannot wrap */
     int64_t lo0 = 0, hi0 = 0, lo1, hi1, lo2 = 1, hi2 = 1;
@@ -197,20 +214,7 @@ static void lower_for(Lower *L, AstNode *s) {
     LLVMBuildBr(B, head);
     LLVMPositionBuilderAtEnd(B, head);
     LLVMValueRef c = LLVMBuildLoad2(B, ct, cur, "");
-    LLVMValueRef cond;
-    if (sign > 0) {
-        cond = LLVMBuildICmp(B, LLVMIntSLT, c, stop, "");
-    } else if (sign < 0) {
-        cond = LLVMBuildICmp(B, LLVMIntSGT, c, stop, "");
-    } else {
-        LLVMValueRef zero = LLVMConstInt(L->t_i64, 0, 0);
-        LLVMValueRef up = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGT, step, zero, ""),
-                                       LLVMBuildICmp(B, LLVMIntSLT, c, stop, ""), "");
-        LLVMValueRef down = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSLT, step, zero, ""),
-                                         LLVMBuildICmp(B, LLVMIntSGT, c, stop, ""), "");
-        cond = LLVMBuildOr(B, up, down, "");
-    }
-    LLVMBuildCondBr(B, cond, body, els);
+    LLVMBuildCondBr(B, lower_range_cond(L, c, stop, step, sign), body, els);
     LLVMPositionBuilderAtEnd(B, body);
     assign(L, s->u.for_.target, c32 ? LLVMBuildSExt(B, c, L->t_i64, "") : c, i64);
     push_loop(L, end, latch, s);

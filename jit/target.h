@@ -245,6 +245,12 @@ typedef struct JitCompileChain {
 ** take the general (int64) index variant: the grids they launch are never
 ** checked against 2^31 threads the way the host's launches are. */
 bool jit_launches_kernels(JFunc *root);
+/* range(...) of a for loop (lower_stmt.c): start, stop and step as i64;
+** returns the step's sign when it is a literal (1 without a step), else 0. */
+int lower_range_args(Lower *L, AstNode *iter, LLVMValueRef *start, LLVMValueRef *stop, LLVMValueRef *step);
+/* Whether counter c is still inside range(start, stop, step) for that sign
+** (0: decided at run time, any step sign). */
+LLVMValueRef lower_range_cond(Lower *L, LLVMValueRef c, LLVMValueRef stop, LLVMValueRef step, int sign);
 bool jit_compile_children(VM *vm, JitKernel *k, const JitOptions *opts, JitChildMap *map, char *err,
                           size_t errsize);
 

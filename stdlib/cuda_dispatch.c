@@ -475,16 +475,16 @@ static Spec *compile_spec(VM *vm, Dispatcher *d, int nargs, const JType *const *
     return s;
 }
 
+static inline bool spec_is(const Spec *s, int nargs, const JType *const *tys, bool narrow) {
+    return s->nargs == nargs && s->narrow == narrow && memcmp(s->types, tys, (size_t)nargs * sizeof(JType *)) == 0;
+}
+
 /* The cached specialization whose key is exactly (tys, narrow), or NULL. */
 static inline Spec *find_spec(Dispatcher *d, int nargs, const JType *const *tys, bool narrow) {
-    if (d->last < d->nspecs) {
-        Spec *s = &d->specs[d->last];
-        if (s->nargs == nargs && s->narrow == narrow && memcmp(s->types, tys, (size_t)nargs * sizeof(JType *)) == 0)
-            return s;
-    }
+    if (d->last < d->nspecs && spec_is(&d->specs[d->last], nargs, tys, narrow)) return &d->specs[d->last];
     for (int i = 0; i < d->nspecs; i++) {
         Spec *s = &d->specs[i];
-        if (s->nargs == nargs && s->narrow == narrow && memcmp(s->types, tys, (size_t)nargs * sizeof(JType *)) == 0) {
+        if (spec_is(s, nargs, tys, narrow)) {
             d->last = i;
             return s;
         }

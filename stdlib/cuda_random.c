@@ -215,11 +215,7 @@ Module *cuda_random_build_module(VM *vm) {
     vm_push_root(vm, OBJ_VAL(m));
     dict_set_cstr(vm, m->dict, "__package__", STR_VAL(str_cstr(vm, "numba.cuda")));
     module_add_function(vm, m, "_host_states", f_host_states);
-    Source *src = source_new(vm, str_cstr(vm, "<numba.cuda.random>"), random_source, sizeof random_source - 1);
-    vm_push_root(vm, OBJ_VAL(src));
-    Proto *p = vm_compile_source(vm, src, PARSE_FILE);
-    vm_push_root(vm, OBJ_VAL(p));
-    vm_exec_proto(vm, p, m->dict);
-    vm_pop_roots(vm, 3);
+    module_exec_source(vm, m, "<numba.cuda.random>", random_source, sizeof random_source - 1);
+    vm_pop_roots(vm, 1);
     return m;
 }

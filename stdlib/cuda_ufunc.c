@@ -53,6 +53,15 @@ static const char ufunc_source[] =
     "    return type(x).__name__ == 'DeviceNDArray'\n"
     "\n"
     "\n"
+    "# A ufunc call's arguments: no keywords left over, exactly nin inputs.\n"
+    "def _check_call(name, nin, args, kws):\n"
+    "    for k in kws:\n"
+    "        raise TypeError(\"%s() got an unexpected keyword argument '%s'\" % (name, k))\n"
+    "    if len(args) != nin:\n"
+    "        raise TypeError(\"%s() takes %d argument%s (%d given)\"\n"
+    "                        % (name, nin, '' if nin == 1 else 's', len(args)))\n"
+    "\n"
+    "\n"
     "def _c_contiguous(x):\n"
     "    if _is_device(x):\n"
     "        return x.is_c_contiguous()\n"
@@ -221,11 +230,7 @@ static const char ufunc_source[] =
     "    def __call__(self, *args, **kws):\n"
     "        stream = kws.pop('stream', 0)\n"
     "        out = kws.pop('out', None)\n"
-    "        for k in kws:\n"
-    "            raise TypeError(\"%s() got an unexpected keyword argument '%s'\" % (self.__name__, k))\n"
-    "        if len(args) != self.nin:\n"
-    "            raise TypeError(\"%s() takes %d argument%s (%d given)\"\n"
-    "                            % (self.__name__, self.nin, '' if self.nin == 1 else 's', len(args)))\n"
+    "        _check_call(self.__name__, self.nin, args, kws)\n"
     "        kinds = []\n"
     "        vals = list(args)\n"
     "        for k in range(len(args)):\n"
@@ -387,11 +392,7 @@ static const char ufunc_source[] =
     "\n"
     "    def __call__(self, *args, **kws):\n"
     "        out = kws.pop('out', None)\n"
-    "        for k in kws:\n"
-    "            raise TypeError(\"%s() got an unexpected keyword argument '%s'\" % (self.__name__, k))\n"
-    "        if len(args) != self.nin:\n"
-    "            raise TypeError(\"%s() takes %d argument%s (%d given)\"\n"
-    "                            % (self.__name__, self.nin, '' if self.nin == 1 else 's', len(args)))\n"
+    "        _check_call(self.__name__, self.nin, args, kws)\n"
     "        kinds = []\n"
     "        vals = list(args)\n"
     "        for k in range(len(args)):\n"
@@ -937,12 +938,8 @@ static Module *build_ufunc_module(VM *vm) {
     Module *m = module_new(vm, str_cstr(vm, "_numba_ufunc"));
     vm_push_root(vm, OBJ_VAL(m));
     dict_set_cstr(vm, m->dict, "__name__", STR_VAL(str_cstr(vm, "_numba_ufunc")));
-    Source *src = source_new(vm, str_cstr(vm, "<numba ufunc>"), ufunc_source, sizeof ufunc_source - 1);
-    vm_push_root(vm, OBJ_VAL(src));
-    Proto *p = vm_compile_source(vm, src, PARSE_FILE);
-    vm_push_root(vm, OBJ_VAL(p));
-    vm_exec_proto(vm, p, m->dict);
-    vm_pop_roots(vm, 3);
+    module_exec_source(vm, m, "<numba ufunc>", ufunc_source, sizeof ufunc_source - 1);
+    vm_pop_roots(vm, 1);
     return m;
 }
 

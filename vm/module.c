@@ -162,6 +162,16 @@ Proto *vm_compile_source(VM *vm, Source *src, ParseMode mode) {
     return p;
 }
 
+void module_exec_source(VM *vm, Module *m, const char *filename, const char *text, size_t len) {
+    vm_push_root(vm, OBJ_VAL(m));
+    Source *src = source_new(vm, str_cstr(vm, filename), text, len);
+    vm_push_root(vm, OBJ_VAL(src));
+    Proto *p = vm_compile_source(vm, src, PARSE_FILE);
+    vm_push_root(vm, OBJ_VAL(p));
+    vm_exec_proto(vm, p, m->dict);
+    vm_pop_roots(vm, 3);
+}
+
 /* ----------------------------------------------------------------- import */
 
 static bool is_file(const char *path) {

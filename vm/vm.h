@@ -518,6 +518,9 @@ void module_register_native(VM *vm, const char *name, Module *(*build)(VM *vm));
 Source *source_new(VM *vm, Str *filename, const char *text, size_t len);
 /* Parses + compiles source; raises SyntaxError on failure. */
 Proto *vm_compile_source(VM *vm, Source *src, ParseMode mode);
+/* Runs gpy source text into m's namespace (native modules partly written in
+** gpy: numba.cuda.random, the ufunc wrappers). */
+void module_exec_source(VM *vm, Module *m, const char *filename, const char *text, size_t len);
 /* Reads a file into a new Source named filename. Returns NULL with *err set
 ** to an errno value when the file cannot be read (raises only MemoryError). */
 Source *source_from_file(VM *vm, Str *filename, const char *path, int *err);
