@@ -1182,6 +1182,7 @@ static void layout_scratch(Lower *L) {
         off[v] = per;
         per += ((size_t)LLVMABISizeOfType(dl, lower_type(L, P->f->vars[v].type)) + 15) & ~(size_t)15;
     }
+    size_t vars_bytes = per;
     for (int k = 0; k < P->nlocals; k++) {
         off[P->nvars + k] = per;
         per += P->local_bytes[k];
@@ -1211,6 +1212,10 @@ static void layout_scratch(Lower *L) {
         else P->local_base[v - P->nvars] = p;
     }
     free(off);
+    /* per-thread variables start at zero, as the allocas do (lower.c) */
+    if (vars_bytes)
+        LLVMBuildMemSet(B, scratch, LLVMConstInt(L->t_i8, 0, 0),
+                        LLVMBuildMul(B, nthreads, LLVMConstInt(L->t_i64, vars_bytes, 0), ""), 16);
     if (P->exits) { /* every thread starts alive */
         LLVMValueRef o = LLVMBuildMul(B, nthreads, LLVMConstInt(L->t_i64, alive_off, 0), "");
         P->alive = LLVMBuildInBoundsGEP2(B, L->t_i8, scratch, &o, 1, "");

@@ -525,6 +525,7 @@ static FuncX *new_func(Ctx *c, Pass *caller, AstNode *at, Function *fn, int narg
     }
     fx->nparams = nargs;
     prescan(p, &f->def->u.func.body);
+    inf_check_defined(p);
     fx->memo_cap = 0; /* it served as the vars capacity; the memo starts empty */
     if (is_kernel || !fx->has_value_return) f->ret = jt_scalar(c->vm, JK_VOID);
     make_mangled(f);

@@ -91,6 +91,10 @@ int inf_find_var(FuncX *fx, const char *name);  /* -1 when not a local */
 FuncX *inf_specialize(Pass *caller, AstNode *at, Function *fn, int nargs, const JType *const *argtypes,
                       bool is_kernel);
 
+/* ---- infer_defined.c: a read of a local before any assignment to it in
+** the source is an error naming the variable (Numba's NotDefinedError) */
+void inf_check_defined(Pass *p);
+
 /* ---- infer_expr.c */
 const JType *inf_expr(Pass *p, AstNode *n);     /* any expression; NULL = unknown */
 const JType *inf_value(Pass *p, AstNode *n);    /* an expression that must be a value */

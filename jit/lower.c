@@ -357,6 +357,9 @@ static void emit_function(Lower *L, int index) {
     for (int i = 0; i < f->nvars; i++) {
         LLVMTypeRef t = f->vars[i].type ? lower_type(L, f->vars[i].type) : NULL;
         if (t) L->vars[i] = lower_alloca(L, t, f->vars[i].name);
+        /* Numba's value for a variable read on a path that skipped its
+           assignment (an if without else): zero, never an undefined load */
+        if (t && f->vars[i].param_index < 0) LLVMBuildStore(L->B, LLVMConstNull(t), L->vars[i]);
     }
     L->ret_slot = NULL;
     LLVMTypeRef rt = f->is_kernel ? NULL : lower_type(L, f->ret);
