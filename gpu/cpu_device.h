@@ -25,6 +25,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "../jit/jit.h"
 
@@ -41,6 +42,14 @@ typedef struct CpuLaunch {
     void **params;          /* kernel parameters (see the ABI in jit.h) */
     void *grids;            /* where child launches queue (KernelCtx.grids; cpu_child_grids.c), or NULL */
 } CpuLaunch;
+
+/* The fiber stack size asked for (gpu_cpu_new rounds it up to pages):
+** 64 KiB, or GPY_CPU_FIBER_STACK bytes when that is at least 16 KiB. The
+** kernel compiler checks a fiber kernel's local arrays against it. */
+static inline size_t gpu_cpu_fiber_stack_request(void) {
+    const char *env = getenv("GPY_CPU_FIBER_STACK");
+    return env && atol(env) >= 16384 ? (size_t)atol(env) : 64 * 1024;
+}
 
 /* Creates the device; nthreads 0 = one worker per online core (GPY_CPU_THREADS
 ** overrides). Workers start lazily on the first launch. */

@@ -403,6 +403,10 @@ done:
     return ptx;
 }
 
+/* Bytes of a fiber stack kept for frames, calls and the runtime's own
+** (print formats its line on the stack) beside a thread's local arrays. */
+#define FIBER_STACK_RESERVE (16 * 1024)
+
 /* Native code for kernel f through the VM's LLJIT. */
 static bool compile_cpu(VM *vm, struct JitState *js, JFunc *f, bool fastmath, JitKernel *k,
                         const JitChildMap *children, char *err, size_t errsize) {
@@ -442,6 +446,23 @@ static bool compile_cpu(VM *vm, struct JitState *js, JFunc *f, bool fastmath, Ji
     ** thread entry (a barrier-free kernel always runs through its block
     ** loop, so a thread entry would only cost O3 and code generation) */
     bool fibers = f->uses_barrier && !regions;
+    /* a fiber's stack holds its thread's local arrays (regions keep them
+       in the heap); what is left of it must do for the frames and calls */
+    size_t fiber_stack = gpu_cpu_fiber_stack_request();
+    if (fibers && L.local_chain_bytes > fiber_stack - FIBER_STACK_RESERVE) {
+        L.f = L.local_big_f;
+        const AstNode *at = L.local_big;
+        char where[320] = "";
+        const Proto *pr = L.f && L.f->fn ? L.f->fn->proto : NULL;
+        if (at && pr && pr->source && pr->source->filename)
+            snprintf(where, sizeof where, " (the largest at %s:%d)", pr->source->filename->chars, at->line);
+        snprintf(err, errsize,
+                 "kernel '%s': its local arrays need %zu bytes per thread%s, more than the %zu bytes the CPU device's "
+                 "%zu-byte fiber stacks leave for them (a kernel whose barriers run on fibers; set "
+                 "GPY_CPU_FIBER_STACK to a larger size in bytes)",
+                 f->name, L.local_chain_bytes, where, fiber_stack - FIBER_STACK_RESERVE, fiber_stack);
+        goto fail;
+    }
     jit_cpu_entries(&L, body, fibers ? NULL : bname, fibers ? tname : NULL);
     k->shared_bytes = L.smem_bytes;
     if (!verify(M, f->name, err, errsize)) goto fail;

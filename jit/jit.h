@@ -226,6 +226,13 @@ typedef void (*CpuBlockFn)(KernelCtx *ctx, void **params);
 ** thread ctx->tid; it calls gpy_cpu_syncthreads(ctx) at each barrier. */
 typedef void (*CpuThreadFn)(KernelCtx *ctx, void **params);
 
+/* CUDA's limits on a kernel's arrays (the same on every GPU Numba targets):
+** shared memory per block without opt-in (static at compile time, static +
+** dynamic at a CPU-device launch), and local memory per thread (ptxas
+** refuses more: "uses too much shared/local data"). */
+#define JIT_MAX_STATIC_SHARED (48 * 1024)
+#define JIT_MAX_LOCAL_PER_THREAD (512 * 1024)
+
 typedef enum JitTarget { JIT_TARGET_CPU = 1, JIT_TARGET_PTX = 2 } JitTarget;
 
 /* A compiled kernel specialization. */

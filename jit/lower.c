@@ -332,7 +332,7 @@ LLVMValueRef lower_fn_for(Lower *L, JFunc *f) {
         L->fns = nf;
         L->capfns = cap;
     }
-    L->fns[L->nfns++] = (LowerFn){f, fn, false};
+    L->fns[L->nfns++] = (LowerFn){f, fn, false, 0};
     return fn;
 }
 
@@ -344,6 +344,7 @@ static void emit_function(Lower *L, int index) {
     L->f = f;
     L->fn = lf->fn;
     L->nloops = 0;
+    L->fn_local_bytes = 0;
     L->entry_bb = LLVMAppendBasicBlockInContext(L->C, lf->fn, "entry");
     LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(L->C, lf->fn, "body");
     L->ret_bb = LLVMAppendBasicBlockInContext(L->C, lf->fn, "ret");
@@ -389,6 +390,27 @@ static void emit_function(Lower *L, int index) {
     LLVMPositionBuilderAtEnd(L->B, L->entry_bb);
     LLVMBuildBr(L->B, body);
     L->fns[index].done = true;
+    L->fns[index].local_bytes = L->fn_local_bytes;
+}
+
+/* The most local-array bytes per thread any chain of calls starting at
+** function i holds at once (a recursive call adds nothing more: its depth
+** is unknown, as ptxas assumes too). state: 0 new, 1 on the path, 2 done. */
+static size_t local_chain(Lower *L, int i, uint8_t *state, size_t *memo) {
+    if (state[i] == 2) return memo[i];
+    if (state[i] == 1) return 0;
+    state[i] = 1;
+    size_t deepest = 0;
+    JFunc *f = L->fns[i].f;
+    for (int c = 0; c < f->ncallees; c++)
+        for (int j = 0; j < L->nfns; j++)
+            if (L->fns[j].f == f->callees[c]) {
+                size_t b = local_chain(L, j, state, memo);
+                if (b > deepest) deepest = b;
+            }
+    state[i] = 2;
+    memo[i] = L->fns[i].local_bytes + deepest;
+    return memo[i];
 }
 
 static void init_types(Lower *L) {
@@ -418,6 +440,23 @@ static LLVMValueRef lower_all(Lower *L, JFunc *f) {
     root = lower_fn_for(L, f);
     for (int i = 0; i < L->nfns; i++)
         if (!L->fns[i].done) emit_function(L, i); /* may append callees */
+    uint8_t *state = calloc((size_t)L->nfns + 1, 1);
+    size_t *memo = calloc((size_t)L->nfns + 1, sizeof *memo);
+    if (!state || !memo) {
+        free(state);
+        free(memo);
+        lower_fail(L, NULL, "out of memory");
+    }
+    L->local_chain_bytes = local_chain(L, 0, state, memo);
+    free(state);
+    free(memo);
+    if (L->local_chain_bytes > JIT_MAX_LOCAL_PER_THREAD) { /* each function fits, a chain of calls does not */
+        L->f = L->local_big_f;
+        lower_fail(L, L->local_big,
+                   "local arrays of %zu bytes per thread along a chain of device-function calls: more than the %d "
+                   "bytes (512 KiB) of local memory a CUDA thread may use",
+                   L->local_chain_bytes, JIT_MAX_LOCAL_PER_THREAD);
+    }
     if (L->tg->kind == JIT_TARGET_CPU) {
         /* static shared memory rounded up; dynamic shared memory starts there */
         L->smem_bytes = (L->smem_bytes + 15) & ~(size_t)15;

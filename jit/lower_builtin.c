@@ -4,6 +4,7 @@
 ** round, conversions), the math module and compile-time constants.
 */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,11 +191,34 @@ static LLVMValueRef lower_alloc_array(Lower *L, AstNode *n, JInfo *info, bool sh
     const JType *t = info->type;
     if (t->kind != JK_ARRAY || t->ndim < 1 || t->ndim > 3)
         lower_fail(L, n, "internal error: bad array type for a shared/local array");
-    int64_t count = 1;
+    const char *what = shared ? "cuda.shared.array" : "cuda.local.array";
+    int64_t count = 1, bytes;
     for (int k = 0; k < t->ndim; k++) {
         if (info->shape[k] < 0 || (!shared && info->shape[k] == 0))
             lower_fail(L, n, "array dimensions must be positive");
-        count *= info->shape[k];
+        if (__builtin_mul_overflow(count, info->shape[k], &count)) count = INT64_MAX;
+    }
+    if (__builtin_mul_overflow(count, (int64_t)nd_itemsize(t->dtype), &bytes)) bytes = INT64_MAX;
+    /* a GPU refuses what does not fit its limits; the CPU device would
+       overrun a stack or its shared-memory area instead */
+    size_t smem_used = (L->smem_bytes + 15) & ~(size_t)15; /* as the CPU device aligns them */
+    if (shared && (smem_used > JIT_MAX_STATIC_SHARED || (uint64_t)bytes > JIT_MAX_STATIC_SHARED - smem_used))
+        lower_fail(L, n,
+                   "%s of %lld bytes: the static shared memory of the kernel would exceed the %d bytes (48 KiB) "
+                   "a CUDA block may use",
+                   what, (long long)bytes, JIT_MAX_STATIC_SHARED);
+    if (!shared && (uint64_t)bytes > JIT_MAX_LOCAL_PER_THREAD - L->fn_local_bytes)
+        lower_fail(L, n,
+                   "%s of %lld bytes: the local arrays of '%s' would exceed the %d bytes (512 KiB) of local memory "
+                   "a CUDA thread may use",
+                   what, (long long)bytes, L->f->name, JIT_MAX_LOCAL_PER_THREAD);
+    if (!shared) {
+        L->fn_local_bytes += ((size_t)bytes + 15) & ~(size_t)15;
+        if ((size_t)bytes > L->local_big_bytes) {
+            L->local_big = n;
+            L->local_big_f = L->f;
+            L->local_big_bytes = (size_t)bytes;
+        }
     }
     LLVMTypeRef et = lower_mem_type(L, jt_scalar(L->vm, (JKind)t->dtype));
     LLVMValueRef data;

@@ -48,6 +48,7 @@ typedef struct LowerFn {
     JFunc *f;
     LLVMValueRef fn;
     bool done;
+    size_t local_bytes;       /* its cuda.local.array storage per thread */
 } LowerFn;
 
 /* CPU device: the separately compiled kernel of each kernel specialization
@@ -93,6 +94,14 @@ struct Lower {
     size_t smem_bytes;
     int nshared;
     LLVMValueRef dyn_off;      /* CPU: i64 global holding the dynamic shared offset, or NULL */
+    /* local arrays: the function being lowered, and (after lower_module) the
+    ** most any chain of calls from the root holds per thread, with the
+    ** largest array of the module for messages */
+    size_t fn_local_bytes;
+    size_t local_chain_bytes;
+    const AstNode *local_big;
+    JFunc *local_big_f;
+    size_t local_big_bytes;
     bool needs_libdevice;
     /* JitOptions.narrow_index: extents, sizes and gridDim * blockDim < 2^31 */
     bool narrow;

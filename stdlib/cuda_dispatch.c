@@ -934,6 +934,14 @@ static Value launch_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs
         cuda_hook_order(vm);
     }
     (void)cuda_stream_of(vm, l->stream); /* checks the argument; CPU launches are synchronous */
+    if (k->shared_bytes > JIT_MAX_STATIC_SHARED || l->dyn_shared > JIT_MAX_STATIC_SHARED - k->shared_bytes) { /* what cuLaunchKernel refuses, as Numba shows it */
+        char msg[512];
+        snprintf(msg, sizeof msg,
+                 "[1] Call to cuLaunchKernel results in CUDA_ERROR_INVALID_VALUE: kernel '%s' asks for %zu bytes of "
+                 "shared memory per block (%zu static + %zu dynamic), more than the %d bytes (48 KiB) a block may use",
+                 disp_name(d), k->shared_bytes + l->dyn_shared, k->shared_bytes, l->dyn_shared, JIT_MAX_STATIC_SHARED);
+        cuda_raise_status(vm, CUDA_ERROR_INVALID_VALUE, msg);
+    }
     CpuLaunch cl;
     for (int i = 0; i < 3; i++) {
         cl.grid[i] = l->grid[i];
