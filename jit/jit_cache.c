@@ -246,7 +246,65 @@ static bool load_cpu(VM *vm, JitKernel *k, const char *ir, const JitCachedCode *
     return true;
 }
 
+/* The static shared memory the CPU layout gives f and the device
+** functions it calls (target_cpu.c: each array 16-byte aligned, the total
+** rounded up to 16), or SIZE_MAX past the limit. */
+static size_t cpu_static_shared(const JFunc *f, const JFunc **seen, int *nseen, int max) {
+    for (int i = 0; i < *nseen; i++)
+        if (seen[i] == f) return 0;
+    if (*nseen == max) return SIZE_MAX;
+    seen[(*nseen)++] = f;
+    size_t total = 0;
+    const struct JInfoMap *m = f->infos;
+    for (uint32_t s = 0; m && s < m->cap; s++) {
+        const JInfo *in = m->slots[s].info;
+        if (!m->slots[s].key || !in || in->builtin != JB_SHARED_ARRAY || !in->type || in->type->kind != JK_ARRAY)
+            continue;
+        uint64_t bytes = nd_itemsize(in->type->dtype);
+        for (int d = 0; d < in->type->ndim && d < 3; d++) {
+            if (in->shape[d] < 0 || (in->shape[d] && bytes > JIT_MAX_STATIC_SHARED / (uint64_t)in->shape[d]))
+                return SIZE_MAX;
+            bytes *= (uint64_t)in->shape[d];
+        }
+        total += (bytes + 15) & ~(uint64_t)15; /* 0: the dynamic array, sized at launch */
+    }
+    for (int i = 0; i < f->ncallees; i++) {
+        size_t b = cpu_static_shared(f->callees[i], seen, nseen, max);
+        if (b == SIZE_MAX) return SIZE_MAX;
+        total += b;
+    }
+    return total > JIT_MAX_STATIC_SHARED ? SIZE_MAX : total;
+}
+
+/* Whether the fields of a cache entry make sense for f: the file's checksum
+** only catches accidents, and every number read here sizes memory later
+** (shared_bytes sizes each block's shared area, which the cached code
+** indexes at offsets it was compiled with). */
+static bool cached_code_valid(const JFunc *f, const JitCachedCode *c, char *err, size_t errsize) {
+    const char *why = NULL;
+    if (c->target != JIT_TARGET_CPU && c->target != JIT_TARGET_PTX) why = "unknown target";
+    else if (c->shared_bytes > JIT_MAX_STATIC_SHARED) why = "static shared memory past the limit";
+    else if (c->target == JIT_TARGET_PTX && (!c->ptx || !c->ptx[0] || !c->entry || !c->entry[0] ||
+                                             strlen(c->entry) >= sizeof ((JitKernel *)0)->entry))
+        why = "no PTX or entry name";
+    else if (c->target == JIT_TARGET_CPU && (!c->ir || !c->ir[0])) why = "no IR";
+    else if (c->obj && ((c->obj_tname && strlen(c->obj_tname) >= 256) || (c->obj_bname && strlen(c->obj_bname) >= 256)))
+        why = "entry names too long";
+    if (!why && c->target == JIT_TARGET_CPU) {
+        const JFunc *seen[256];
+        int nseen = 0;
+        if (c->shared_bytes != cpu_static_shared(f, seen, &nseen, 256))
+            why = "static shared memory differs from the kernel's shared arrays";
+    }
+    if (why) snprintf(err, errsize, "cached kernel: %s", why);
+    return !why;
+}
+
 JitKernel *jit_kernel_from_cache(VM *vm, JFunc *f, const JitCachedCode *c, char *err, size_t errsize) {
+    if (!cached_code_valid(f, c, err, errsize)) {
+        jf_free(f);
+        return NULL;
+    }
     JitKernel *k = calloc(1, sizeof *k);
     if (!k) {
         jf_free(f);
@@ -287,6 +345,11 @@ JitKernel *jit_kernel_from_cache(VM *vm, JFunc *f, const JitCachedCode *c, char 
         JitCachedCode ir_only = *c;
         ir_only.obj = NULL;
         if (!load_cpu(vm, k, k->llvm_ir, &ir_only, err, errsize)) goto fail;
+    }
+    /* the entry the CPU device will call: a block loop, or fibers' thread entry */
+    if (!k->cpu_block && !(k->uses_barrier && k->cpu_thread)) {
+        snprintf(err, errsize, "cached kernel: no entry point for the CPU device");
+        goto fail;
     }
     return k;
 oom:
