@@ -236,6 +236,8 @@ static void lower_done(Lower *L) {
     free(L->vars);
     free(L->fns);
     free(L->sites);
+    free(L->dyn_vars);
+    L->dyn_vars = NULL;
     L->vars = NULL;
     L->fns = NULL;
     L->sites = NULL;

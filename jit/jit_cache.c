@@ -48,6 +48,9 @@ bool jit_cache_fingerprint(const JFunc *f, uint64_t *hash) {
             const JInfo *in = m->slots[s].info;
             if (!m->slots[s].key || !in) continue;
             if (in->builtin == JB_CONST_ARRAY || in->builtin == JB_LAUNCH) return false; /* launches: not cached */
+            /* a dynamic shared array's accesses report through sites (lower.c) a cache entry does not keep */
+            if (in->builtin == JB_SHARED_ARRAY && in->type && in->type->kind == JK_ARRAY && in->shape[0] == 0)
+                return false;
             if (in->builtin != JB_CONST) continue;
             Value v = in->constant;
             uint64_t h = JIT_FNV_OFFSET;

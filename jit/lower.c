@@ -11,6 +11,7 @@
 
 #include "cpu_regions.h"
 #include "target.h"
+#include "lexer.h" /* ast_visit_children */
 
 /* Formats "kernel 'name' (types): file:line:col: message" into L->err and
 ** unwinds to lower_module (LLVM objects are owned by the module/context,
@@ -336,6 +337,44 @@ LLVMValueRef lower_fn_for(Lower *L, JFunc *f) {
     return fn;
 }
 
+static bool is_dynamic_shared(Lower *L, const AstNode *e) {
+    const JInfo *i = e && e->kind == AST_CALL ? jf_info(L->f, e) : NULL;
+    return i && i->builtin == JB_SHARED_ARRAY && i->type && i->type->kind == JK_ARRAY && i->type->ndim == 1 &&
+           i->shape[0] == 0;
+}
+
+static void mark_dyn_vars(Lower *L, AstList *body);
+
+static void mark_dyn_stmt(AstNode *s, void *ud) {
+    Lower *L = ud;
+    if (s->kind == AST_ASSIGN && is_dynamic_shared(L, s->u.assign.value))
+        for (int k = 0; k < s->u.assign.targets.len; k++) {
+            const AstNode *t = s->u.assign.targets.items[k];
+            const JInfo *i = t->kind == AST_NAME ? jf_info(L->f, t) : NULL;
+            if (i && i->var >= 0 && i->var < L->f->nvars) L->dyn_vars[i->var] = 1;
+        }
+    if (s->kind == AST_IF || s->kind == AST_WHILE || s->kind == AST_FOR) ast_visit_children(s, mark_dyn_stmt, L);
+}
+
+/* CPU: the variables holding a dynamic shared array (cuda.shared.array(0,
+** dtype)). Their accesses are bounds-checked: the array is as long as the
+** launch's dynamic shared memory, which a launch may leave at 0 bytes, and
+** past it lies the worker's heap (a GPU faults instead). */
+static void mark_dyn_vars(Lower *L, AstList *body) {
+    free(L->dyn_vars);
+    L->dyn_vars = NULL;
+    if (L->tg->kind != JIT_TARGET_CPU) return;
+    L->dyn_vars = calloc((size_t)L->f->nvars + 1, 1);
+    if (!L->dyn_vars) lower_fail(L, NULL, "out of memory");
+    for (int k = 0; k < body->len; k++) mark_dyn_stmt(body->items[k], L);
+}
+
+bool lower_is_dyn_shared(Lower *L, const AstNode *arr) {
+    if (!L->dyn_vars || !arr || arr->kind != AST_NAME) return false;
+    const JInfo *i = jf_info(L->f, arr);
+    return i && i->var >= 0 && i->var < L->f->nvars && L->dyn_vars[i->var];
+}
+
 /* Emits the body of one function. */
 static void emit_function(Lower *L, int index) {
     LowerFn lfv = L->fns[index]; /* L->fns may move while callees are declared */
@@ -352,6 +391,7 @@ static void emit_function(Lower *L, int index) {
     bool cpu = L->tg->kind == JIT_TARGET_CPU;
     L->ctx = cpu ? LLVMGetParam(lf->fn, 0) : NULL;
     for (int d = 0; d < 3; d++) L->tid[d] = cpu ? LLVMGetParam(lf->fn, (unsigned)d + 1) : NULL;
+    mark_dyn_vars(L, &f->def->u.func.body);
     free(L->vars);
     L->vars = calloc((size_t)(f->nvars ? f->nvars : 1), sizeof *L->vars);
     if (!L->vars) lower_fail(L, NULL, "out of memory");

@@ -498,15 +498,31 @@ static int gather_indices(Lower *L, AstNode *index, LLVMValueRef *vals, const JT
     return 1;
 }
 
+static LLVMValueRef elem_addr_checked(Lower *L, LLVMValueRef arr, const JType *at, LLVMValueRef *vals,
+                                      const JType **types, const bool *nonneg, int nidx, const AstNode *node);
+
 /* Address of the element (or first element of the sub-array) selected by
 ** nidx leading indices. */
 static LLVMValueRef elem_addr_n(Lower *L, LLVMValueRef arr, const JType *at, LLVMValueRef *vals,
                                 const JType **types, const bool *nonneg, int nidx, const AstNode *node) {
-    LLVMBuilderRef B = L->B;
     if (nidx > at->ndim) {
         char tb[128];
         lower_fail(L, node, "too many indices for %s", jt_name(at, tb, sizeof tb));
     }
+    const AstNode *base = node->kind == AST_SUBSCRIPT                      ? node->u.subscript.value
+                          : node->kind == AST_CALL && node->u.call.args.len ? node->u.call.args.items[0]
+                                                                             : NULL;
+    /* a dynamic shared array: checked as in debug mode, for this access only */
+    bool was_debug = L->debug;
+    if (!L->debug && lower_is_dyn_shared(L, base)) L->debug = true;
+    LLVMValueRef a = elem_addr_checked(L, arr, at, vals, types, nonneg, nidx, node);
+    L->debug = was_debug;
+    return a;
+}
+
+static LLVMValueRef elem_addr_checked(Lower *L, LLVMValueRef arr, const JType *at, LLVMValueRef *vals,
+                                      const JType **types, const bool *nonneg, int nidx, const AstNode *node) {
+    LLVMBuilderRef B = L->B;
     if (L->narrow && !L->debug) return elem_addr_narrow(L, arr, at, vals, types, nonneg, nidx, node);
     LLVMValueRef data = LLVMBuildExtractValue(B, arr, 0, "");
     LLVMValueRef shape = LLVMBuildExtractValue(B, arr, 1, "");

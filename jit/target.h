@@ -94,6 +94,7 @@ struct Lower {
     size_t smem_bytes;
     int nshared;
     LLVMValueRef dyn_off;      /* CPU: i64 global holding the dynamic shared offset, or NULL */
+    uint8_t *dyn_vars;         /* CPU: per variable of the function, assigned a dynamic shared array */
     /* local arrays: the function being lowered, and (after lower_module) the
     ** most any chain of calls from the root holds per thread, with the
     ** largest array of the module for messages */
@@ -177,6 +178,9 @@ LLVMValueRef lower_from_abi(Lower *L, const JType *t, LLVMValueRef *params, int 
 /* ---- lower_expr.c ---- */
 LLVMValueRef lower_expr(Lower *L, AstNode *n);
 LLVMValueRef lower_expr_as(Lower *L, AstNode *n, const JType *to);
+/* CPU: whether the array expression arr is a variable holding a dynamic
+** shared array (its accesses are bounds-checked, lower.c). */
+bool lower_is_dyn_shared(Lower *L, const AstNode *arr);
 LLVMValueRef lower_elem_addr(Lower *L, LLVMValueRef arr, const JType *at, AstNode *index,
                              const AstNode *at_node);
 LLVMValueRef lower_load_elem(Lower *L, LLVMValueRef addr, NDType dt);
