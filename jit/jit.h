@@ -227,9 +227,10 @@ typedef void (*CpuBlockFn)(KernelCtx *ctx, void **params);
 typedef void (*CpuThreadFn)(KernelCtx *ctx, void **params);
 
 /* CUDA's limits on a kernel's arrays (the same on every GPU Numba targets):
-** shared memory per block without opt-in (static at compile time, static +
-** dynamic at a CPU-device launch), and local memory per thread (ptxas
-** refuses more: "uses too much shared/local data"). */
+** shared memory per block without opt-in (ptxas refuses more static shared
+** memory: "uses too much shared data (..., 0xc000 max)"; a CPU-device
+** launch checks static + dynamic), and local memory per thread (CUDA's
+** technical specifications; checked when compiling for either target). */
 #define JIT_MAX_STATIC_SHARED (48 * 1024)
 #define JIT_MAX_LOCAL_PER_THREAD (512 * 1024)
 

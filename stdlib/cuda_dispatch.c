@@ -934,7 +934,8 @@ static Value launch_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs
         cuda_hook_order(vm);
     }
     (void)cuda_stream_of(vm, l->stream); /* checks the argument; CPU launches are synchronous */
-    if (k->shared_bytes > JIT_MAX_STATIC_SHARED || l->dyn_shared > JIT_MAX_STATIC_SHARED - k->shared_bytes) { /* what cuLaunchKernel refuses, as Numba shows it */
+    /* more shared memory than a block may have: what cuLaunchKernel refuses, as Numba shows it */
+    if (k->shared_bytes > JIT_MAX_STATIC_SHARED || l->dyn_shared > JIT_MAX_STATIC_SHARED - k->shared_bytes) {
         char msg[512];
         snprintf(msg, sizeof msg,
                  "[1] Call to cuLaunchKernel results in CUDA_ERROR_INVALID_VALUE: kernel '%s' asks for %zu bytes of "
