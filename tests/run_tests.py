@@ -225,7 +225,7 @@ def check_cli(gpy, path, python):
     rc, out, err = run(["bash", path], os.path.dirname(path), env=env)
     if rc != 0:
         return f"exit status {rc}\n{out[-2000:]}{err[-2000:]}"
-    skips = [l for l in out.split("\n") if l.startswith("SKIP")]
+    skips = [l[len("SKIP:"):].strip() for l in out.split("\n") if l.startswith("SKIP:")]
     return Skip("; ".join(skips)) if skips else None
 
 
@@ -248,6 +248,7 @@ def find_ptxas():
 
 def check_ptx(ptxdir, ptxas, required):
     files = sorted(f for f in os.listdir(ptxdir) if f.endswith(".ptx"))
+    skip = None
     if required and not files:
         return "no PTX was produced under GPY_DUMP_PTX (add '# ptx: none' if no kernel compiles)"
     for f in files:
@@ -269,13 +270,13 @@ def check_ptx(ptxdir, ptxas, required):
             lib = os.path.join(os.path.dirname(bindir), "lib64")
             nvlink = os.path.join(bindir, "nvlink")
             if devrt and not (os.access(nvlink, os.X_OK) and os.path.exists(os.path.join(lib, "libcudadevrt.a"))):
-                return Skip(f"{f} calls the device runtime; linking it needs {nvlink} and {lib}/libcudadevrt.a")
-            if devrt:
+                skip = Skip(f"{f} calls the device runtime; linking it needs {nvlink} and {lib}/libcudadevrt.a")
+            elif devrt:
                 # relocatable: it must link with libcudadevrt, as the driver will
                 rc, out, err = run([nvlink, f"-arch={arch}", obj, f"-L{lib}", "-lcudadevrt", "-o", os.devnull], ptxdir)
                 if rc != 0:
                     return f"nvlink -arch={arch} {f} -lcudadevrt failed (status {rc}):\n{(out + err)[-2000:]}"
-    return None
+    return skip
 
 
 def check_kernels(gpy, path, python):
