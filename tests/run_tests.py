@@ -321,18 +321,29 @@ def main():
     ap.add_argument("--python", default="python3")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--timeout", type=float, default=TIMEOUT, help="seconds per gpy run (default %(default)s)")
+    ap.add_argument("--suites", default=",".join(SUITES), help="comma-separated suites to run (default: all)")
+    ap.add_argument("--exclude", action="append", default=[], metavar="SUBSTRING",
+                    help="leave out tests whose path contains it (repeatable)")
     ap.add_argument("filters", nargs="*", help="run only tests whose path contains one of these")
     a = ap.parse_args()
     TIMEOUT = a.timeout
     gpy = os.path.abspath(a.gpy)
     jobs = []
+    suites = a.suites.split(",")
+    unknown = [x for x in suites if x not in SUITES]
+    if unknown:
+        ap.error(f"unknown suite {unknown[0]!r} (suites: {', '.join(SUITES)})")
     for suite, fn in SUITES.items():
+        if suite not in suites:
+            continue
         folder = os.path.join(ROOT, "tests", suite)
         ext = ".sh" if suite == "cli" else ".gpy"
         for name in sorted(os.listdir(folder)):
             if name.endswith(ext) and not name.startswith("_"):
                 path = os.path.join(folder, name)
                 if a.filters and not any(f in path for f in a.filters):
+                    continue
+                if any(x in path for x in a.exclude):
                     continue
                 jobs.append((suite, path, fn))
     passed = failed = skipped = 0
