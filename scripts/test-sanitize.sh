@@ -13,7 +13,9 @@ cmake -S . -B build-san -DCMAKE_BUILD_TYPE=Debug -DGPY_SANITIZE=ON >/dev/null &&
 
 # halt at the first report, with a status (86) that no Python error has; a
 # huge allocation returns NULL (MemoryError, as in the Release build) rather
-# than aborting; leaks are not checked: the VM does not free its heap at exit
+# than aborting. Leaks are not checked: the suites are leak-free, but
+# LeakSanitizer's tracer itself crashes now and then (signal 11) at the exit
+# of a kernel program (kernels/narrow_divmod_zero.gpy, 1 run in 3)
 export ASAN_OPTIONS=halt_on_error=1:detect_leaks=0:allocator_may_return_null=1:exitcode=86
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=86
 status=0
