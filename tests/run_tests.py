@@ -56,8 +56,9 @@ TIMEOUT = 20  # seconds per gpy run; --timeout changes it (sanitizer builds are 
 ORACLE_TIMEOUT = 90
 
 MARKER_LINE = re.compile(r"^\s*[~^]+\s*$")
-# the last line of a traceback: an exception's name, then its message
-EXCEPTION_LINE = re.compile(r"^[A-Z]\w*(Error|Exception|Interrupt|Exit)(: .*)?$")
+# the last line of a traceback: an exception class (with its module where
+# that is not builtins or __main__), then its message
+EXCEPTION_LINE = re.compile(r"^([a-z_]\w*\.)*[A-Z]\w*(: .*)?$")
 # the first line of an AddressSanitizer or UBSan report
 SANITIZER_REPORT = re.compile(r"^(==\d+==ERROR: \w+Sanitizer.*|.*: runtime error: .*|\w+Sanitizer:DEADLYSIGNAL)$", re.M)
 # CI sets it: a check that cannot run here (a missing tool) fails instead of being skipped
