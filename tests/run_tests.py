@@ -204,7 +204,8 @@ def check_hostile(gpy, path, python):
             exp_out, exp_rc, exp_line = f.read(), 1, None
     else:
         limited = ["sh", "-c", f'ulimit -v {ORACLE_MEMORY_KB} && exec "$0" "$@"', python, name]
-        exp_rc, exp_out, eerr = run(limited, d)
+        # OpenBLAS reserves buffers per thread: on many cores, numpy's import alone would pass the limit
+        exp_rc, exp_out, eerr = run(limited, d, env=dict(os.environ, OPENBLAS_NUM_THREADS="1"))
         if not isinstance(exp_rc, int) or exp_rc < 0:
             return (f"CPython crashed or hung (status {exp_rc}): use '# oracle: file' with "
                     f"NAME.out checked by hand\n{eerr[-2000:]}")
