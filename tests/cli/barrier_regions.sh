@@ -139,11 +139,20 @@ with_print fibers"
 # output of a run, without the warning an ASan build prints once it switches
 # fibers with swapcontext (only the fiber runs switch, so it would differ)
 clean() { grep -v '^==[0-9]*==WARNING: ASan doesn.t fully support makecontext'; }
+# gpy_run [VAR=value...] GPY PROG: sets $out (stdout and stderr, cleaned) and $status
+gpy_run() {
+  env "$@" >"$tmp/run.out" 2>&1
+  status=$?
+  out=$(clean <"$tmp/run.out")
+}
 
-got=$("$GPY" "$tmp/paths.gpy" 2>&1 | clean)
-if [ "$got" != "$expected" ]; then echo "FAIL paths: got [$got]"; fail=1; fi
-forced=$(GPY_CPU_REGIONS=0 "$GPY" "$tmp/paths.gpy" 2>&1 | grep -c regions)
-if [ "$forced" != 0 ]; then echo "FAIL GPY_CPU_REGIONS=0 still made $forced region kernels"; fail=1; fi
+gpy_run "$GPY" "$tmp/paths.gpy"; got=$out
+if [ $status -ne 0 ] || [ "$got" != "$expected" ]; then echo "FAIL paths (status $status): got [$got]"; fail=1; fi
+# GPY_CPU_REGIONS=0: the same kernels, every one on fibers
+gpy_run GPY_CPU_REGIONS=0 "$GPY" "$tmp/paths.gpy"; got=$out
+if [ $status -ne 0 ] || [ "$got" != "${expected//regions/fibers}" ]; then
+  echo "FAIL GPY_CPU_REGIONS=0 (status $status): got [$got]"; fail=1
+fi
 
 # cache=True: a region kernel (block entry only) is written and read back
 cat > "$tmp/cached.gpy" <<'GPY'
@@ -167,15 +176,18 @@ GPY
 for want in "0 hits, 1 misses, 1 writes" "1 hits, 0 misses, 0 writes"; do
   got=$(GPY_CACHE_DIR="$tmp/cache" GPY_CACHE_STATS=1 "$GPY" "$tmp/cached.gpy" 2>"$tmp/err")
   if [ "$got" != "[63 62 61] False" ]; then echo "FAIL cached region kernel: got [$got]"; fail=1; fi
-  grep -q "$want" "$tmp/err" || { echo "FAIL cache stats: want '$want', got '$(cat "$tmp/err")'"; fail=1; }
+  grep -qx "gpy cache: $want" "$tmp/err" || { echo "FAIL cache stats: want '$want', got '$(cat "$tmp/err")'"; fail=1; }
 done
 
 # random race-free barrier kernels (tests/gpu/barrier_kernel_gen.py): regions == fibers
 nreg=0
 for seed in 1 2 3 4 5 6 7 8 9 10 11 12; do
   python3 "$here/../gpu/barrier_kernel_gen.py" $seed > "$tmp/gen.gpy"
-  r=$("$GPY" "$tmp/gen.gpy" 2>&1 | clean)
-  f=$(GPY_CPU_REGIONS=0 "$GPY" "$tmp/gen.gpy" 2>&1 | clean)
+  gpy_run "$GPY" "$tmp/gen.gpy"; r=$out; rs=$status
+  gpy_run GPY_CPU_REGIONS=0 "$GPY" "$tmp/gen.gpy"; f=$out; fs=$status
+  if [ $rs -ne 0 ] || [ $fs -ne 0 ] || ! grep -q "^PATH " <<<"$r"; then
+    echo "FAIL generated kernel $seed: status $rs (regions), $fs (fibers): [$r] [$f]"; fail=1
+  fi
   grep -q "PATH False" <<<"$r" && nreg=$((nreg + 1))
   if [ "$(grep -v PATH <<<"$r")" != "$(grep -v PATH <<<"$f")" ]; then
     echo "FAIL generated kernel $seed: regions and fibers differ"; fail=1
@@ -183,7 +195,9 @@ for seed in 1 2 3 4 5 6 7 8 9 10 11 12; do
 done
 if [ $nreg -lt 8 ]; then echo "FAIL only $nreg of 12 generated kernels ran as regions"; fail=1; fi
 
-regions=$("$GPY" "$here/../kernels/barrier_regions.gpy" 2>&1 | clean)
-fibers=$(GPY_CPU_REGIONS=0 "$GPY" "$here/../kernels/barrier_regions.gpy" 2>&1 | clean)
-if [ "$regions" != "$fibers" ]; then echo "FAIL regions and fibers differ"; fail=1; fi
+gpy_run "$GPY" "$here/../kernels/barrier_regions.gpy"; regions=$out; rs=$status
+gpy_run GPY_CPU_REGIONS=0 "$GPY" "$here/../kernels/barrier_regions.gpy"; fibers=$out; fs=$status
+if [ $rs -ne 0 ] || [ $fs -ne 0 ] || [ -z "$regions" ] || [ "$regions" != "$fibers" ]; then
+  echo "FAIL barrier_regions.gpy: status $rs (regions), $fs (fibers), outputs differ or are empty"; fail=1
+fi
 exit $fail

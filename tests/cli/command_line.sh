@@ -6,10 +6,16 @@ check() { # name expected actual
   if [ "$2" != "$3" ]; then echo "FAIL $1: expected [$2] got [$3]"; fail=1; fi
 }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+out_of() { # name expected command...: the command prints expected and exits 0
+  local name=$1 want=$2 got status; shift 2
+  got=$("$@"); status=$?
+  check "$name" "$want" "$got"
+  check "$name: exit status" 0 $status
+}
 
-check "-c" "3" "$("$GPY" -c 'print(1 + 2)')"
-check "-c argv" "['-c', 'a', 'b']" "$("$GPY" -c 'import sys; print(sys.argv)' a b)"
-check "stdin" "hi" "$(echo 'print("hi")' | "$GPY" -)"
+out_of "-c" "3" "$GPY" -c 'print(1 + 2)'
+out_of "-c argv" "['-c', 'a', 'b']" "$GPY" -c 'import sys; print(sys.argv)' a b
+out_of "stdin" "hi" "$GPY" - <<<'print("hi")'
 "$GPY" --version | grep -q '^gpy [0-9]' || { echo "FAIL --version"; fail=1; }
 "$GPY" --help | grep -qi 'usage' || { echo "FAIL --help"; fail=1; }
 "$GPY" --no-such-option >/dev/null 2>&1; check "bad option status" 2 $?
@@ -20,11 +26,11 @@ grep -q "can't open file" "$tmp/err" || { echo "FAIL missing file message"; fail
 "$GPY" -c 'pass'; check "ok status" 0 $?
 
 printf '#!/usr/bin/env gpy\nimport sys\nprint(sys.argv[1:])\n' > "$tmp/script.gpy"
-check "shebang + argv" "['x', '--y']" "$("$GPY" "$tmp/script.gpy" x --y)"
+out_of "shebang + argv" "['x', '--y']" "$GPY" "$tmp/script.gpy" x --y
 
 printf 'def helper(x):\n    return x * 2\nVALUE = 21\n' > "$tmp/mymod.gpy"
 printf 'import mymod\nfrom mymod import helper as h\nprint(mymod.helper(mymod.VALUE), h(1))\n' > "$tmp/main.gpy"
-check "import next to file" "42 2" "$("$GPY" "$tmp/main.gpy")"
+out_of "import next to file" "42 2" "$GPY" "$tmp/main.gpy"
 mkdir -p "$tmp/lib"; printf 'NAME = "from path"\n' > "$tmp/lib/pathmod.gpy"
 check "GPY_PATH" "from path" "$(cd /tmp && GPY_PATH="$tmp/lib" "$GPY" -c 'import pathmod; print(pathmod.NAME)')"
 printf 'print("once")\n' > "$tmp/once.gpy"

@@ -7,16 +7,26 @@ ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 CC=${CC:-cc}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 flags="-std=c17 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE"
+# a check that cannot run here (a missing tool) is skipped, except where CI
+# asks for every check (GPY_TEST_STRICT=1): there it fails
+skip() {
+  if [ "${GPY_TEST_STRICT:-0}" = 1 ]; then echo "FAIL (GPY_TEST_STRICT=1) cannot check: $*"; exit 1; fi
+  echo "SKIP: $*"
+}
 
 lib=$(bash "$ROOT/tests/gpu/build-fake.sh" "$tmp") || { echo "FAIL building tests/gpu/fake_libcuda.c"; exit 1; }
 $CC $flags -o "$tmp/cuda_driver_test" "$ROOT/tests/gpu/cuda_driver_test.c" \
   "$ROOT/gpu/cuda_driver.c" "$ROOT/gpu/cuda_module.c" "$ROOT/gpu/cuda_params.c" -ldl -lpthread ||
   { echo "FAIL building tests/gpu/cuda_driver_test.c"; exit 1; }
 
-# PTX from gpy's own compiler, when this gpy compiles kernels: the fake must read it
+# PTX from gpy's own compiler: the fake must read it
 mkdir -p "$tmp/ptx"
-if [ -n "${GPY:-}" ] && [ -f "$ROOT/examples/vector_add.gpy" ]; then
-  GPY_DEVICE=cpu GPY_DUMP_PTX="$tmp/ptx" timeout 10 "$GPY" "$ROOT/examples/vector_add.gpy" >/dev/null 2>&1
+if [ -n "${GPY:-}" ]; then
+  GPY_DEVICE=cpu GPY_DUMP_PTX="$tmp/ptx" timeout 120 "$GPY" "$ROOT/examples/vector_add.gpy" >"$tmp/vadd.out" 2>&1 ||
+    { echo "FAIL gpy examples/vector_add.gpy:"; cat "$tmp/vadd.out"; exit 1; }
+  ls "$tmp"/ptx/*.ptx >/dev/null 2>&1 || { echo "FAIL gpy wrote no PTX file under GPY_DUMP_PTX"; exit 1; }
+else
+  skip "GPY is not set: PTX from gpy's compiler is not loaded"
 fi
 out=$(GPY_LIBCUDA="$lib" FAKE_CUDA_LOG="$tmp/log" "$tmp/cuda_driver_test" "$ROOT/tests/gpu/vadd.ptx" \
   $(ls "$tmp"/ptx/*.ptx 2>/dev/null) 2>&1)
@@ -38,6 +48,8 @@ if [ -f "$stub" ]; then
   out=$(GPY_LIBCUDA="$stub" "$tmp/cuda_driver_test" "$ROOT/tests/gpu/vadd.ptx" 2>&1)
   grep -q 'CUDA_ERROR_STUB_LIBRARY: CUDA driver is a stub library' <<<"$out" ||
     { echo "FAIL resolving the driver's entry points in $stub:"; echo "$out"; exit 1; }
+else
+  skip "no CUDA toolkit stub driver $stub: the real driver's entry points are not checked"
 fi
 
 # strict mode turns a contract violation into an abort with the message

@@ -179,8 +179,8 @@ xrun '[3.0, 6.0, 9.0, 12.0]' "0 hits, 1 misses, 1 writes"
 
 # a GPU (the test driver tests/gpu/fake_libcuda.c): the PTX entry is cached;
 # the second run loads the cached PTX and makes exactly the same driver calls
-if lib=$(bash "$ROOT/tests/gpu/build-fake.sh" "$tmp" 2>/dev/null); then
-  cat > "$tmp/gpu.gpy" <<'GPY'
+lib=$(bash "$ROOT/tests/gpu/build-fake.sh" "$tmp") || fail "building tests/gpu/fake_libcuda.c"
+cat > "$tmp/gpu.gpy" <<'GPY'
 import numpy as np
 from numba import cuda
 
@@ -195,18 +195,17 @@ out = cuda.device_array(3, dtype=np.float32)
 scale[1, 256](out, x, np.float32(2.0))
 print(len(scale.inspect_asm()), ".entry" in scale.inspect_asm(scale.signatures[0]))
 GPY
-  for i in 1 2; do
-    out=$(env -u GPY_DEVICE GPY_LIBCUDA="$lib" FAKE_CUDA_LOG="$tmp/gpu$i.log" GPY_DEVICE=cuda GPY_CACHE_DIR="$tmp/gpuc" \
-          GPY_CACHE_STATS=1 timeout 60 "$GPY" "$tmp/gpu.gpy" 2>"$tmp/err") || fail "gpu run $i: $(cat "$tmp/err")"
-    [ "$out" = "1 True" ] || fail "gpu run $i: got '$out'"
-    want="0 hits, 1 misses, 1 writes"; [ $i -eq 2 ] && want="1 hits, 0 misses, 0 writes"
-    grep -qx "gpy cache: $want" "$tmp/err" || fail "gpu stats $i: got '$(cat "$tmp/err")', want '$want'"
-    grep -q '^launch scale' "$tmp/gpu$i.log" || fail "gpu run $i: no launch in the driver log"
-    ! grep -q '^violation' "$tmp/gpu$i.log" || fail "gpu run $i: driver contract violations"
-  done
-  [ "$(find "$tmp/gpuc" -name '*-ptx.gpyk' | wc -l)" -eq 1 ] || fail "expected one PTX cache file"
-  diff "$tmp/gpu1.log" "$tmp/gpu2.log" >/dev/null || fail "driver calls differ: $(diff "$tmp/gpu1.log" "$tmp/gpu2.log")"
-fi
+for i in 1 2; do
+  out=$(env -u GPY_DEVICE GPY_LIBCUDA="$lib" FAKE_CUDA_LOG="$tmp/gpu$i.log" GPY_DEVICE=cuda GPY_CACHE_DIR="$tmp/gpuc" \
+        GPY_CACHE_STATS=1 timeout 60 "$GPY" "$tmp/gpu.gpy" 2>"$tmp/err") || fail "gpu run $i: $(cat "$tmp/err")"
+  [ "$out" = "1 True" ] || fail "gpu run $i: got '$out'"
+  want="0 hits, 1 misses, 1 writes"; [ $i -eq 2 ] && want="1 hits, 0 misses, 0 writes"
+  grep -qx "gpy cache: $want" "$tmp/err" || fail "gpu stats $i: got '$(cat "$tmp/err")', want '$want'"
+  grep -q '^launch scale' "$tmp/gpu$i.log" || fail "gpu run $i: no launch in the driver log"
+  ! grep -q '^violation' "$tmp/gpu$i.log" || fail "gpu run $i: driver contract violations"
+done
+[ "$(find "$tmp/gpuc" -name '*-ptx.gpyk' | wc -l)" -eq 1 ] || fail "expected one PTX cache file"
+diff "$tmp/gpu1.log" "$tmp/gpu2.log" >/dev/null || fail "driver calls differ: $(diff "$tmp/gpu1.log" "$tmp/gpu2.log")"
 
 # no usable directory: the cache is off, the program still runs
 run "/dev/null/nodir" "$expected3" "0 hits, 3 misses, 0 writes"

@@ -403,6 +403,7 @@ int main(void) {
     /* fiber stacks that cannot be mapped (1 TiB each x 1024 threads): an error, not a crash */
     setenv("GPY_CPU_FIBER_STACK", "1099511627776", 1);
     d = gpu_cpu_new(1);
+    CHECK(d != NULL, "gpu_cpu_new(1) with GPY_CPU_FIBER_STACK=1 TiB (stacks are made at launch)");
     if (d) {
         int32_t in[1024] = {0}, out[1024];
         Args a = {.in = in, .out = out};
