@@ -62,6 +62,12 @@ static void assign_to(FuncState *fs, AstNode *t, int src);
 
 /* ------------------------------------------------------------------ errors */
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+/* Locals live in registers addressed by 8-bit fields; the rest of the
+** MAX_REGS window is left for temporaries. */
+#define MAX_LOCALS 200
+
 static void error_at(FuncState *fs, AstNode *at, const char *fmt, const char *arg)
 {
     if (*fs->failed)
@@ -92,9 +98,28 @@ static int emit(FuncState *fs, uint32_t ins)
     return fs->ncode++;
 }
 
+/* Every register number and count must fit its 8-bit field: a value that
+** did not would silently name another register, so it fails the compile. */
+static bool operand_fits(FuncState *fs, int v)
+{
+    if (v >= 0 && v <= 0xff)
+        return true;
+    error_at(fs, NULL, "too many local variables or nested expressions in function (limit %s registers)", STR(MAX_REGS));
+    return false;
+}
+
 static int emit_abc(FuncState *fs, Opcode op, int a, int b, int c)
 {
-    return emit(fs, MK_ABC(op, a & 0xff, b & 0xff, c & 0xff));
+    if (!operand_fits(fs, a) || !operand_fits(fs, b) || !operand_fits(fs, c))
+        a = b = c = 0;
+    return emit(fs, MK_ABC(op, a, b, c));
+}
+
+static int emit_abx(FuncState *fs, Opcode op, int a, int bx)
+{
+    if (!operand_fits(fs, a))
+        a = 0;
+    return emit(fs, MK_ABX(op, a, bx & 0xffff));
 }
 
 static int emit_x(FuncState *fs, Opcode op, int a, int b, int c, uint32_t ext)
@@ -111,6 +136,8 @@ static int emit_jump(FuncState *fs, Opcode op, int a)
 {
     if (op == OP_JMP)
         return emit(fs, MK_SJ(op, 0));
+    if (!operand_fits(fs, a))
+        a = 0;
     return emit(fs, MK_ASBX(op, a, 0));
 }
 
@@ -142,7 +169,7 @@ static int alloc_reg(FuncState *fs)
 {
     int r = fs->freereg++;
     if (fs->freereg > MAX_REGS) {
-        error_at(fs, NULL, "too many local variables or nested expressions in function%s", "");
+        error_at(fs, NULL, "too many local variables or nested expressions in function (limit %s registers)", STR(MAX_REGS));
         fs->freereg = MAX_REGS;
         r = MAX_REGS - 1;
     }
@@ -204,6 +231,8 @@ static int name_const(FuncState *fs, const char *name)
 static void load_const(FuncState *fs, Value v, int target)
 {
     if (IS_INT(v) && v.as.i >= SBX_MIN && v.as.i <= SBX_MAX) {
+        if (!operand_fits(fs, target))
+            target = 0;
         emit(fs, MK_ASBX(OP_LOADI, target, (int)v.as.i));
         return;
     }
@@ -218,7 +247,7 @@ static void load_const(FuncState *fs, Value v, int target)
     int k = add_const(fs, v);
     if (k > 0xffff)
         error_at(fs, NULL, "too many constants in function%s", "");
-    emit(fs, MK_ABX(OP_LOADK, target, k & 0xffff));
+    emit_abx(fs, OP_LOADK, target, k);
 }
 
 /* ------------------------------------------------------------------ names */
@@ -442,7 +471,7 @@ static void display_to(FuncState *fs, AstNode *e, int target)
             int save = fs->freereg;
             int r = alloc_reg(fs);
             int k = add_const(fs, OBJ_VAL(fz));
-            emit(fs, MK_ABX(OP_LOADK, r, k & 0xffff));
+            emit_abx(fs, OP_LOADK, r, k);
             emit_abc(fs, OP_BUILD_SET, target, 0, 0);
             emit_abc(fs, OP_SET_UPDATE, target, r, 0);
             fs->freereg = save;
@@ -592,7 +621,7 @@ static void make_function(FuncState *fs, Scope *child, AstNode *node, const char
     int k = add_const(fs, OBJ_VAL(p));
     if (k > 0xffff)
         error_at(fs, node, "too many constants in function%s", "");
-    emit(fs, MK_ABX(OP_MAKE_FUNCTION, target, k & 0xffff));
+    emit_abx(fs, OP_MAKE_FUNCTION, target, k);
 }
 
 static void comprehension_to(FuncState *fs, AstNode *e, int target)
@@ -616,6 +645,30 @@ static void comprehension_to(FuncState *fs, AstNode *e, int target)
     fs->freereg = save;
 }
 
+/* One f-string part (literal text or formatted value) into register r. */
+static void fstring_part_to(FuncState *fs, AstNode *p, int r)
+{
+    if (p->kind != AST_FORMATTED) {
+        expr_to(fs, p, r);
+        return;
+    }
+    expr_to(fs, p->u.formatted.value, r);
+    uint32_t ext = (uint8_t)p->u.formatted.conversion;
+    int spec = 0;
+    if (p->u.formatted.spec) {
+        int s2 = fs->freereg;
+        spec = alloc_reg(fs);
+        expr_to(fs, p->u.formatted.spec, spec);
+        ext |= 1u << 8;
+        fs->freereg = s2;
+    }
+    emit_x(fs, OP_FORMAT, r, r, spec, ext);
+}
+
+/* Parts are joined FSTRING_CHUNK at a time, the text so far first, so an
+** f-string of any length needs a bounded number of registers. */
+#define FSTRING_CHUNK 32
+
 static void fstring_to(FuncState *fs, AstNode *e, int target)
 {
     AstList *parts = &e->u.fstring.parts;
@@ -624,32 +677,30 @@ static void fstring_to(FuncState *fs, AstNode *e, int target)
         return;
     }
     int save = fs->freereg;
-    int base = alloc_regs(fs, parts->len);
-    for (int i = 0; i < parts->len; i++) {
-        AstNode *p = parts->items[i];
-        if (p->kind == AST_FORMATTED) {
-            int r = base + i;
-            expr_to(fs, p->u.formatted.value, r);
-            uint32_t ext = (uint8_t)p->u.formatted.conversion;
-            int spec = 0;
-            if (p->u.formatted.spec) {
-                int s2 = fs->freereg;
-                spec = alloc_reg(fs);
-                expr_to(fs, p->u.formatted.spec, spec);
-                ext |= 1u << 8;
-                fs->freereg = s2;
-            }
-            emit_x(fs, OP_FORMAT, r, r, spec, ext);
-        } else {
-            expr_to(fs, p, base + i);
-        }
-    }
     if (parts->len == 1 && parts->items[0]->kind == AST_STR) {
-        if (base != target)
-            emit_abc(fs, OP_MOVE, target, base, 0);
-    } else {
-        emit_abc(fs, OP_BUILD_STRING, target, base, parts->len);
+        expr_to(fs, parts->items[0], target);
+        return;
     }
+    if (parts->len <= FSTRING_CHUNK) {
+        int base = alloc_regs(fs, parts->len);
+        for (int i = 0; i < parts->len; i++)
+            fstring_part_to(fs, parts->items[i], base + i);
+        emit_abc(fs, OP_BUILD_STRING, target, base, parts->len);
+        fs->freereg = save;
+        return;
+    }
+    int acc = alloc_regs(fs, FSTRING_CHUNK + 1);
+    for (int i = 0; i < parts->len; i += FSTRING_CHUNK) {
+        int n = parts->len - i < FSTRING_CHUNK ? parts->len - i : FSTRING_CHUNK;
+        for (int j = 0; j < n; j++)
+            fstring_part_to(fs, parts->items[i + j], acc + 1 + j);
+        if (i == 0)
+            emit_abc(fs, OP_BUILD_STRING, acc, acc + 1, n);
+        else
+            emit_abc(fs, OP_BUILD_STRING, acc, acc, n + 1);
+    }
+    if (acc != target)
+        emit_abc(fs, OP_MOVE, target, acc, 0);
     fs->freereg = save;
 }
 
@@ -1752,6 +1803,8 @@ static Proto *compile_function(FuncState *parent, Scope *scope, AstNode *node, c
     FuncState fs;
     fs_init(&fs, parent, parent->vm, scope, parent->src, parent->err, parent->failed, parent->mode);
     fs.line = node->line, fs.col = node->col;
+    if (scope->nlocals > MAX_LOCALS || scope->nfree > MAX_LOCALS)
+        error_at(&fs, node, "too many local variables in function (limit %s)", STR(MAX_LOCALS));
     int flags = 0;
     Str *nm;
     if (scope->kind == SCOPE_CLASS) {
