@@ -778,7 +778,10 @@ static void expr_to(FuncState *fs, AstNode *e, int target)
     case AST_ELLIPSIS: load_const(fs, fs->vm->ellipsis, target); break;
     case AST_IMAG: error_at(fs, e, "gpy has no complex numbers%s", ""); break;
     case AST_BYTES: error_at(fs, e, "gpy has no bytes type%s", ""); break;
-    case AST_AWAIT: error_at(fs, e, "async/await is not supported by gpy%s", ""); break;
+    case AST_AWAIT:
+        /* gpy has no async functions, so every await is misplaced, as CPython words it */
+        error_at(fs, e, fs->scope->kind == SCOPE_FUNCTION ? "'await' outside async function%s" : "'await' outside function%s", "");
+        break;
     case AST_FSTRING: fstring_to(fs, e, target); break;
     case AST_FORMATTED: { /* only inside an f-string */
         expr_to(fs, e->u.formatted.value, target);

@@ -55,17 +55,19 @@ static void werror(Walker *w, AstNode *at, const char *fmt, ...)
     va_end(ap);
 }
 
+/* An error at the global/nonlocal statement that declared sy, underlined
+** whole as CPython does. */
 #if defined(__GNUC__)
-__attribute__((format(printf, 4, 5)))
+__attribute__((format(printf, 3, 4)))
 #endif
-static void werror_at(Walker *w, int line, int col, const char *fmt, ...)
+static void werror_at(Walker *w, const Symbol *sy, const char *fmt, ...)
 {
     if (w->failed)
         return;
     w->failed = true;
     va_list ap;
     va_start(ap, fmt);
-    set_error(w->err, line, col, 0, 0, fmt, ap);
+    set_error(w->err, sy->line, sy->col, sy->end_line, sy->end_col, fmt, ap);
     va_end(ap);
 }
 
@@ -336,6 +338,8 @@ static void extend_namedexpr_scope(Walker *w, AstNode *e, const char *name)
             if (sy) {
                 sy->line = e->line;
                 sy->col = e->col;
+                sy->end_line = e->end_line;
+                sy->end_col = e->end_col;
             }
             add_def(w, s, name, DEF_ASSIGNED, e);
             return;
@@ -449,9 +453,13 @@ static void visit_expr(Walker *w, AstNode *e)
             werror(w, e, "'yield' inside %s", comp_kind_name(w->cur->node->kind));
             break;
         }
-        if (w->cur->kind == SCOPE_FUNCTION)
+        if (w->cur->kind == SCOPE_FUNCTION) {
             w->cur->generator = true;
-        break; /* module / class: the compiler reports "'yield' outside function" */
+            break;
+        }
+        /* module or class body: a compile-time error, before anything runs */
+        werror(w, e, "'yield' outside function");
+        break;
     case AST_AWAIT:
         visit_expr(w, e->u.yield.value);
         break;
@@ -496,6 +504,8 @@ static void visit_decl(Walker *w, AstNode *s, bool nonlocal)
         if (sy && !sy->line) {
             sy->line = s->line;
             sy->col = s->col;
+            sy->end_line = s->end_line;
+            sy->end_col = s->end_col;
         }
     }
 }
@@ -713,7 +723,7 @@ static void analyze_name(Walker *w, Scope *s, Symbol *sy, NameSet *bound, NameSe
     int flags = sy->flags;
     if (flags & DEF_GLOBAL) {
         if (flags & DEF_NONLOCAL) {
-            werror_at(w, sy->line, sy->col, "name '%s' is nonlocal and global", name);
+            werror_at(w, sy, "name '%s' is nonlocal and global", name);
             return;
         }
         sy->kind = SYM_GLOBAL;
@@ -724,11 +734,11 @@ static void analyze_name(Walker *w, Scope *s, Symbol *sy, NameSet *bound, NameSe
     }
     if (flags & DEF_NONLOCAL) {
         if (!bound) {
-            werror_at(w, sy->line, sy->col, "nonlocal declaration not allowed at module level");
+            werror_at(w, sy, "nonlocal declaration not allowed at module level");
             return;
         }
         if (!ns_has(bound, name)) {
-            werror_at(w, sy->line, sy->col, "no binding for nonlocal '%s' found", name);
+            werror_at(w, sy, "no binding for nonlocal '%s' found", name);
             return;
         }
         sy->kind = SYM_FREE;

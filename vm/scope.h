@@ -43,7 +43,7 @@ typedef struct Symbol {
     SymKind kind;
     int index;      /* SYM_LOCAL/SYM_CELL: register; SYM_FREE: closure slot */
     int free_index; /* slot in the scope's freevars (SYM_FREE, or a class name also passed through), else -1 */
-    int line, col;  /* where a nonlocal declaration was made (errors) */
+    int line, col, end_line, end_col; /* where a nonlocal declaration was made (errors) */
 } Symbol;
 
 typedef struct Scope Scope;
