@@ -789,7 +789,17 @@ static void expr_to(FuncState *fs, AstNode *e, int target)
         break;
     }
     case AST_BINOP: {
-        int b = expr_reg(fs, e->u.binop.left);
+        /* the left operand goes straight into a temporary target, so a long
+        ** left-leaning chain (a + b + c + ...) needs no register per level */
+        int b;
+        AstNode *left = e->u.binop.left;
+        bool left_is_local = left->kind == AST_NAME && sym_kind(fs, lookup(fs, left->u.name.id)) == SYM_LOCAL;
+        if (!is_named_local(fs, target) && target < fs->freereg && !left_is_local) {
+            expr_to(fs, e->u.binop.left, target);
+            b = target;
+        } else {
+            b = expr_reg(fs, e->u.binop.left);
+        }
         int c = expr_reg(fs, e->u.binop.right);
         fs->line = e->line, fs->col = e->col;
         binop_to(fs, e->u.binop.op, target, b, c);
