@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ast.h"
+#include "cstack.h"
 #include "opcodes.h"
 #include "scope.h"
 #include "vm.h"
@@ -79,6 +80,19 @@ static void error_at(FuncState *fs, AstNode *at, const char *fmt, const char *ar
     fs->err->end_col = at && at->end_line == at->line && at->end_col > at->col + 1 ? at->end_col : 0;
     fs->err->indentation = false;
     snprintf(fs->err->msg, sizeof fs->err->msg, fmt, arg ? arg : "");
+}
+
+/* Deep trees recurse in C: when the C stack runs out the compile fails with
+** CPython's RecursionError "maximum recursion depth exceeded during compilation". */
+static bool out_of_stack(FuncState *fs, AstNode *at)
+{
+    if (!c_stack_exhausted())
+        return false;
+    if (!*fs->failed) {
+        error_at(fs, at, "maximum recursion depth exceeded during compilation%s", "");
+        fs->err->recursion = true;
+    }
+    return true;
 }
 
 /* ------------------------------------------------------------------ emitting */
@@ -352,6 +366,19 @@ static int expr_reg(FuncState *fs, AstNode *e)
 static bool is_named_local(FuncState *fs, int reg)
 {
     return fs->scope->kind != SCOPE_MODULE && fs->scope->kind != SCOPE_CLASS && reg < fs->scope->nlocals;
+}
+
+/* Register holding an operator's first operand. It is evaluated straight
+** into target when target is a temporary (nothing else can read it before
+** the operator writes it), so long chains such as a + b + c + ... or
+** - - - x need no register per level. */
+static int first_operand_reg(FuncState *fs, AstNode *e, int target)
+{
+    bool plain_local = e->kind == AST_NAME && sym_kind(fs, lookup(fs, e->u.name.id)) == SYM_LOCAL;
+    if (plain_local || is_named_local(fs, target) || target >= fs->freereg)
+        return expr_reg(fs, e);
+    expr_to(fs, e, target);
+    return target;
 }
 
 static bool has_starred(AstList *l)
@@ -767,6 +794,8 @@ static void yield_to(FuncState *fs, AstNode *e, int target)
 
 static void expr_to(FuncState *fs, AstNode *e, int target)
 {
+    if (out_of_stack(fs, e))
+        return;
     int sl = fs->line, sc = fs->col;
     fs->line = e->line, fs->col = e->col;
     int save = fs->freereg;
@@ -789,17 +818,7 @@ static void expr_to(FuncState *fs, AstNode *e, int target)
         break;
     }
     case AST_BINOP: {
-        /* the left operand goes straight into a temporary target, so a long
-        ** left-leaning chain (a + b + c + ...) needs no register per level */
-        int b;
-        AstNode *left = e->u.binop.left;
-        bool left_is_local = left->kind == AST_NAME && sym_kind(fs, lookup(fs, left->u.name.id)) == SYM_LOCAL;
-        if (!is_named_local(fs, target) && target < fs->freereg && !left_is_local) {
-            expr_to(fs, e->u.binop.left, target);
-            b = target;
-        } else {
-            b = expr_reg(fs, e->u.binop.left);
-        }
+        int b = first_operand_reg(fs, e->u.binop.left, target);
         int c = expr_reg(fs, e->u.binop.right);
         fs->line = e->line, fs->col = e->col;
         binop_to(fs, e->u.binop.op, target, b, c);
@@ -810,7 +829,7 @@ static void expr_to(FuncState *fs, AstNode *e, int target)
             load_const(fs, const_value(fs, e), target);
             break;
         }
-        int b = expr_reg(fs, e->u.unary.operand);
+        int b = first_operand_reg(fs, e->u.unary.operand, target);
         fs->line = e->line, fs->col = e->col;
         Opcode op = e->u.unary.op == UNOP_NEG ? OP_NEG : e->u.unary.op == UNOP_POS ? OP_POS
                     : e->u.unary.op == UNOP_INVERT ? OP_INVERT : OP_NOT;
@@ -1450,6 +1469,8 @@ static bool in_function(FuncState *fs)
 
 static void compile_stmt(FuncState *fs, AstNode *s)
 {
+    if (out_of_stack(fs, s))
+        return;
     fs->line = s->line, fs->col = s->col;
     int save = fs->freereg;
     switch (s->kind) {

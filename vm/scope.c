@@ -10,8 +10,9 @@
 #include <string.h>
 
 #include "scope.h"
+#include "cstack.h"
 
-#define MAX_DEPTH 1500
+#define MAX_DEPTH 4000 /* above the parser's MAX_AST_DEPTH: the C stack guard is what stops deeper trees */
 
 typedef struct Walker {
     VM *vm;
@@ -368,6 +369,11 @@ static void visit_expr(Walker *w, AstNode *e)
 {
     if (!e || w->failed)
         return;
+    if (c_stack_exhausted()) {
+        werror(w, e, "maximum recursion depth exceeded during compilation");
+        w->err->recursion = true;
+        return;
+    }
     if (++w->depth > MAX_DEPTH) {
         werror(w, e, "too many nested expressions");
         w->depth--;
@@ -535,6 +541,11 @@ static void visit_stmt(Walker *w, AstNode *s)
 {
     if (!s || w->failed)
         return;
+    if (c_stack_exhausted()) {
+        werror(w, s, "maximum recursion depth exceeded during compilation");
+        w->err->recursion = true;
+        return;
+    }
     if (++w->depth > MAX_DEPTH) {
         werror(w, s, "too many statically nested blocks");
         w->depth--;
