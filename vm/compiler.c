@@ -44,6 +44,8 @@ typedef struct FuncState {
     int ncode, capcode;
     Value *consts;
     int nconsts, capconsts;
+    int *const_slots;  /* open-addressing index of the deduplicated constants: const index + 1, 0 = free */
+    int nconst_slots;  /* a power of two, kept above twice the constants it holds */
     Handler *handlers;
     int nhandlers, caphandlers;
 
@@ -221,19 +223,72 @@ static bool const_same(VM *vm, Value a, Value b)
     }
 }
 
+static uint64_t const_hash(Value v)
+{
+    uint64_t h;
+    switch (v.tag) {
+    case VAL_INT: h = (uint64_t)v.as.i; break;
+    case VAL_FLOAT: memcpy(&h, &v.as.f, sizeof h); break;
+    case VAL_BOOL: h = v.as.b; break;
+    case VAL_OBJ: {
+        Str *s = (Str *)AS_OBJ(v);
+        h = (uint64_t)str_hash_bytes(s->chars, (size_t)s->len);
+        break;
+    }
+    default: h = 0; break;
+    }
+    /* the tag keeps 1, 1.0 and True apart; then mix the bits (splitmix64) */
+    h ^= (uint64_t)v.tag * 0x9E3779B97F4A7C15u;
+    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9u;
+    h = (h ^ (h >> 27)) * 0x94D049BB133111EBu;
+    return h ^ (h >> 31);
+}
+
+/* Slot of v in const_slots: the one holding an equal constant, else the
+** free one where it belongs. */
+static int const_slot(FuncState *fs, Value v)
+{
+    int mask = fs->nconst_slots - 1;
+    int i = (int)(const_hash(v) & (uint64_t)mask);
+    while (fs->const_slots[i] && !const_same(fs->vm, fs->consts[fs->const_slots[i] - 1], v))
+        i = (i + 1) & mask;
+    return i;
+}
+
+/* Index of constant v in the function's table, adding it if new. Numbers,
+** None and strs are shared (found through a hash index: a function may
+** have tens of thousands); other objects always get their own slot. */
 static int add_const(FuncState *fs, Value v)
 {
     bool dedupe = !(IS_OBJ(v) && AS_OBJ(v)->type != fs->vm->t_str);
-    if (dedupe)
-        for (int i = 0; i < fs->nconsts; i++)
-            if (const_same(fs->vm, fs->consts[i], v))
-                return i;
+    int slot = -1;
+    if (dedupe) {
+        if (2 * (fs->nconsts + 1) > fs->nconst_slots) {
+            int n = fs->nconst_slots ? fs->nconst_slots * 2 : 64;
+            while (2 * (fs->nconsts + 1) > n)
+                n *= 2;
+            free(fs->const_slots);
+            fs->const_slots = comp_xrealloc(fs->vm, NULL, (size_t)n * sizeof(int));
+            memset(fs->const_slots, 0, (size_t)n * sizeof(int));
+            fs->nconst_slots = n;
+            for (int k = 0; k < fs->nconsts; k++) {
+                Value c = fs->consts[k];
+                if (!(IS_OBJ(c) && AS_OBJ(c)->type != fs->vm->t_str))
+                    fs->const_slots[const_slot(fs, c)] = k + 1;
+            }
+        }
+        slot = const_slot(fs, v);
+        if (fs->const_slots[slot])
+            return fs->const_slots[slot] - 1;
+    }
     if (fs->nconsts == fs->capconsts) {
         int cap = fs->capconsts ? fs->capconsts * 2 : 16;
         fs->consts = comp_xrealloc(fs->vm, fs->consts, (size_t)cap * sizeof(Value));
         fs->capconsts = cap;
     }
     fs->consts[fs->nconsts] = v;
+    if (slot >= 0)
+        fs->const_slots[slot] = fs->nconsts + 1;
     return fs->nconsts++;
 }
 
@@ -1802,6 +1857,7 @@ static void fs_release(FuncState *fs)
     free(fs->lines);
     free(fs->cols);
     free(fs->consts);
+    free(fs->const_slots);
     free(fs->handlers);
     for (int i = 0; i < fs->nfblocks; i++)
         free(fs->fblocks[i].breaks);
