@@ -67,9 +67,8 @@ static void assign_to(FuncState *fs, AstNode *t, int src);
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
-/* Locals live in registers addressed by 8-bit fields; the rest of the
-** MAX_REGS window is left for temporaries. */
-#define MAX_LOCALS 200
+/* Largest register a local may occupy past the window (a 16-bit Bx field). */
+#define MAX_WIDE_REG 0xffff
 
 static void error_at(FuncState *fs, AstNode *at, const char *fmt, const char *arg)
 {
@@ -361,6 +360,7 @@ static void load_name(FuncState *fs, const char *name, int target)
             emit_abc(fs, OP_MOVE, target, r, 0);
         break;
     }
+    case SYM_WIDE: emit_abx(fs, OP_LOAD_WIDE, target, sy->index + WIDE_SHIFT); break;
     case SYM_CELL: emit_abc(fs, OP_LOAD_DEREF, target, sy->index, 0); break;
     case SYM_FREE: emit_abc(fs, OP_LOAD_FREE, target, sy->index, 0); break;
     case SYM_NAME: emit_x(fs, OP_LOAD_NAME, target, 0, 0, (uint32_t)name_const(fs, name)); break;
@@ -378,6 +378,7 @@ static void store_name(FuncState *fs, const char *name, int src)
         if (fs->depth == 0 && !is_deleted(fs, name))
             fs->safe[sy->index] = true;
         break;
+    case SYM_WIDE: emit_abx(fs, OP_STORE_WIDE, src, sy->index + WIDE_SHIFT); break;
     case SYM_CELL: emit_abc(fs, OP_STORE_DEREF, sy->index, src, 0); break;
     case SYM_FREE: emit_abc(fs, OP_STORE_FREE, sy->index, src, 0); break;
     case SYM_NAME: emit_x(fs, OP_STORE_NAME, src, 0, 0, (uint32_t)name_const(fs, name)); break;
@@ -390,6 +391,7 @@ static void delete_name(FuncState *fs, const char *name, AstNode *at)
     Symbol *sy = lookup(fs, name);
     switch (sym_kind(fs, sy)) {
     case SYM_LOCAL: emit_abc(fs, OP_DEL_LOCAL, sy->index, 0, 0); break;
+    case SYM_WIDE: emit_abx(fs, OP_DEL_WIDE, 0, sy->index + WIDE_SHIFT); break;
     case SYM_CELL: emit_abc(fs, OP_DEL_DEREF, sy->index, 0, 0); break;
     case SYM_FREE: error_at(fs, at, "cannot delete free variable '%s'", name); break;
     case SYM_NAME: emit_x(fs, OP_DEL_NAME, 0, 0, 0, (uint32_t)name_const(fs, name)); break;
@@ -420,7 +422,8 @@ static int expr_reg(FuncState *fs, AstNode *e)
 
 static bool is_named_local(FuncState *fs, int reg)
 {
-    return fs->scope->kind != SCOPE_MODULE && fs->scope->kind != SCOPE_CLASS && reg < fs->scope->nlocals;
+    return fs->scope->kind != SCOPE_MODULE && fs->scope->kind != SCOPE_CLASS && reg < fs->scope->nlocals &&
+           reg < REG_LOCALS;
 }
 
 /* Register holding an operator's first operand. It is evaluated straight
@@ -1806,6 +1809,8 @@ static Proto *finish_proto(FuncState *fs, Scope *scope, AstNode *node, Str *name
     p->nconsts = fs->nconsts;
     p->consts = copy_out(fs, fs->consts, (size_t)fs->nconsts, sizeof(Value));
     p->nregs = fs->maxreg > 0 ? fs->maxreg : 1;
+    if (scope->nlocals > REG_LOCALS && p->nregs < scope->nlocals + WIDE_SHIFT)
+        p->nregs = scope->nlocals + WIDE_SHIFT;
     p->nparams = scope->kind == SCOPE_FUNCTION || scope->kind == SCOPE_COMPREHENSION ? scope->nparams : 0;
     p->nkwonly = scope->kind == SCOPE_FUNCTION ? scope->nkwonly : 0;
     p->flags = flags;
@@ -1877,7 +1882,7 @@ static void fs_init(FuncState *fs, FuncState *parent, VM *vm, Scope *scope, Sour
     fs->err = err;
     fs->failed = failed;
     fs->mode = mode;
-    fs->freereg = fs->maxreg = scope->nlocals;
+    fs->freereg = fs->maxreg = scope->nlocals < REG_LOCALS ? scope->nlocals : REG_LOCALS;
     fs->safe = comp_xrealloc(vm, NULL, (size_t)(scope->nlocals + 1) * sizeof(bool));
     memset(fs->safe, 0, (size_t)(scope->nlocals + 1));
 }
@@ -1888,13 +1893,52 @@ static void emit_cells(FuncState *fs)
         emit_abc(fs, OP_MAKE_CELL, fs->scope->cells[i], 0, 0);
 }
 
+/* Locals past the register window become SYM_WIDE; parameters among them
+** arrive in registers (call.c binds argument i to register i) and are moved
+** to their wide registers first thing. */
+static void widen_locals(FuncState *fs, AstNode *node)
+{
+    Scope *scope = fs->scope;
+    if (scope->nfree > REG_LOCALS)
+        error_at(fs, node, "too many free variables in function (limit %s)", STR(REG_LOCALS));
+    if (scope->nlocals <= REG_LOCALS)
+        return;
+    int nparams = 0;
+    if (scope->kind == SCOPE_FUNCTION) {
+        AstParams *ps = &node->u.func.params;
+        nparams = ps->nparams + ps->nkwonly + (ps->vararg ? 1 : 0) + (ps->kwarg ? 1 : 0);
+    } else if (scope->kind == SCOPE_COMPREHENSION) {
+        nparams = 1;
+    }
+    /* a parameter's incoming register must fit the A field of its STORE_WIDE */
+    if (nparams > 256) {
+        error_at(fs, node, "too many parameters in function (limit %s)", "256");
+        return;
+    }
+    if (scope->nlocals + WIDE_SHIFT > MAX_WIDE_REG) {
+        error_at(fs, node, "too many local variables in function (limit %s)", STR(MAX_WIDE_REG - WIDE_SHIFT));
+        return;
+    }
+    for (int i = 0; i < scope->nsyms; i++) {
+        Symbol *sy = &scope->syms[i];
+        if ((sy->kind != SYM_LOCAL && sy->kind != SYM_CELL) || sy->index < REG_LOCALS)
+            continue;
+        if (sy->kind == SYM_CELL) {
+            error_at(fs, node, "too many parameters and variables used by inner functions (limit " STR(REG_LOCALS) "): '%s'", sy->name);
+            return;
+        }
+        sy->kind = SYM_WIDE;
+        if (sy->index < nparams)
+            emit_abx(fs, OP_STORE_WIDE, sy->index, sy->index + WIDE_SHIFT);
+    }
+}
+
 static Proto *compile_function(FuncState *parent, Scope *scope, AstNode *node, const char *name)
 {
     FuncState fs;
     fs_init(&fs, parent, parent->vm, scope, parent->src, parent->err, parent->failed, parent->mode);
     fs.line = node->line, fs.col = node->col;
-    if (scope->nlocals > MAX_LOCALS || scope->nfree > MAX_LOCALS)
-        error_at(&fs, node, "too many local variables in function (limit %s)", STR(MAX_LOCALS));
+    widen_locals(&fs, node);
     int flags = 0;
     Str *nm;
     if (scope->kind == SCOPE_CLASS) {

@@ -2209,6 +2209,27 @@ return_special:
         SAFEPOINT();
         vmnext();
     }
+    vmcase(LOAD_WIDE) {
+        Value v = base[INS_BX(ins)];
+        if (UNLIKELY(IS_EMPTY(v))) {
+            SAVEPC();
+            unbound_local(vm, frame, (int)INS_BX(ins) - WIDE_SHIFT);
+        }
+        *RA_ = v;
+        vmnext();
+    }
+    vmcase(STORE_WIDE) {
+        base[INS_BX(ins)] = *RA_;
+        vmnext();
+    }
+    vmcase(DEL_WIDE) {
+        if (UNLIKELY(IS_EMPTY(base[INS_BX(ins)]))) {
+            SAVEPC();
+            unbound_local(vm, frame, (int)INS_BX(ins) - WIDE_SHIFT);
+        }
+        base[INS_BX(ins)] = EMPTY_VAL;
+        vmnext();
+    }
 
 #if !COMPUTED_GOTO
     default:

@@ -849,18 +849,25 @@ static void analyze(Walker *w, Scope *s, const NameSet *bound_in, const NameSet 
         }
     }
 
-    /* registers: parameters (first in symbol order), then other locals */
+    /* registers: parameters (first in symbol order), then cells, then other
+    ** locals -- cells must get registers below REG_LOCALS, which a function
+    ** with very many locals may not have left for the last ones */
     if (function_like(s)) {
         s->varnames = comp_xrealloc(vm, NULL, (size_t)(s->nsyms + 1) * sizeof(char *));
         s->cells = comp_xrealloc(vm, NULL, (size_t)(s->nsyms + 1) * sizeof(int));
-        for (int i = 0; i < s->nsyms; i++) {
-            Symbol *sy = &s->syms[i];
-            if (sy->kind != SYM_LOCAL && sy->kind != SYM_CELL)
-                continue;
-            sy->index = s->nlocals;
-            s->varnames[s->nlocals++] = sy->name;
-            if (sy->kind == SYM_CELL)
-                s->cells[s->ncells++] = sy->index;
+        for (int pass = 0; pass < 3; pass++) {
+            for (int i = 0; i < s->nsyms; i++) {
+                Symbol *sy = &s->syms[i];
+                if (sy->kind != SYM_LOCAL && sy->kind != SYM_CELL)
+                    continue;
+                bool param = (sy->flags & DEF_PARAM) != 0;
+                if (pass == 0 ? !param : pass == 1 ? param || sy->kind != SYM_CELL : param || sy->kind == SYM_CELL)
+                    continue;
+                sy->index = s->nlocals;
+                s->varnames[s->nlocals++] = sy->name;
+                if (sy->kind == SYM_CELL)
+                    s->cells[s->ncells++] = sy->index;
+            }
         }
     } else if (s->kind == SCOPE_CLASS && s->class_cell) {
         s->varnames = comp_xrealloc(vm, NULL, sizeof(char *));

@@ -24,6 +24,7 @@ typedef enum SymKind {
     SYM_LOCAL,  /* plain register */
     SYM_CELL,   /* register holding a Cell (captured by an inner function) */
     SYM_FREE,   /* closure slot fn->free[index] */
+    SYM_WIDE,   /* local index >= REG_LOCALS: register index + WIDE_SHIFT, via LOAD_WIDE/STORE_WIDE (set by the compiler) */
 } SymKind;
 
 /* Flags collected while walking. */
