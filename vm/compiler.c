@@ -633,7 +633,8 @@ static void call_to(FuncState *fs, AstNode *e, int target)
             starry = true;
     int save = fs->freereg;
     int base = (target + 1 == fs->freereg && target >= fs->scope->nlocals) ? target : alloc_reg(fs);
-    if (starry || args->len + kws->len > 200) {
+    /* past the registers left, arguments go through a tuple and a dict */
+    if (starry || args->len + kws->len + 3 > MAX_REGS - fs->freereg) {
         expr_to(fs, fn, base);
         int pos = alloc_reg(fs), kw = alloc_reg(fs);
         emit_abc(fs, OP_BUILD_LIST, pos, 0, 0);
@@ -1899,8 +1900,8 @@ static void emit_cells(FuncState *fs)
 static void widen_locals(FuncState *fs, AstNode *node)
 {
     Scope *scope = fs->scope;
-    if (scope->nfree > REG_LOCALS)
-        error_at(fs, node, "too many free variables in function (limit %s)", STR(REG_LOCALS));
+    if (scope->nfree > 0xff) /* LOAD_FREE/STORE_FREE name them in 8 bits */
+        error_at(fs, node, "too many free variables in function (limit %s)", "255");
     if (scope->nlocals <= REG_LOCALS)
         return;
     int nparams = 0;

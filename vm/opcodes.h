@@ -152,7 +152,7 @@ extern const uint8_t opcode_modes[OP__COUNT];
 /* Locals 0..REG_LOCALS-1 are registers; local i >= REG_LOCALS lives in
 ** register i + WIDE_SHIFT (past 255), reached only by the *_WIDE
 ** instructions, so temporaries keep registers REG_LOCALS..MAX_REGS-1. */
-#define REG_LOCALS 200
+#define REG_LOCALS 128
 #define WIDE_SHIFT (256 - REG_LOCALS)
 /* The register holding local variable i (varnames[i]). */
 #define LOCAL_REGISTER(i) ((i) < REG_LOCALS ? (i) : (i) + WIDE_SHIFT)

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Register limits. Locals past the 200-register window live in wide
+# Register limits. Locals past the 128-register window live in wide
 # registers, so tests/hostile/many_locals.gpy (2000 locals) runs as in
 # CPython. What remains limited (documented differences from CPython, which
 # has no such limits) fails to compile with a SyntaxError at the def --
 # before any line runs, never a wrong value: more than 256 parameters, and
-# more than 200 parameters plus variables captured by inner functions.
+# more than 128 parameters plus variables captured by inner functions.
 set -u
 fail=0
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -30,5 +30,5 @@ check_error() { # program expected-message
   grep -q "$1.gpy\", line 2$" "$tmp/err" || { echo "FAIL $1: error not at the def line"; fail=1; }
 }
 check_error params "SyntaxError: too many parameters in function (limit 256)"
-check_error cells "SyntaxError: too many parameters and variables used by inner functions (limit 200): 'c200'"
+check_error cells "SyntaxError: too many parameters and variables used by inner functions (limit 128): 'c128'"
 exit $fail
