@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "stdlib_priv.h"
+#include "../vm/opcodes.h"
 
 /* ------------------------------------------------------------------ */
 /* small helpers                                                       */
@@ -80,7 +81,7 @@ static Dict *frame_locals(VM *vm, Frame *f) {
     if (!p || (p->flags & PROTO_MODULE)) return f->globals;
     Dict *d = dict_new(vm);
     for (int32_t i = 0; i < p->nlocals; i++) {
-        Value v = f->base[i];
+        Value v = f->base[LOCAL_REGISTER(i)];
         for (int32_t c = 0; c < p->ncells; c++) {
             if (p->cell_regs[c] == i && IS_OBJ(v) && AS_OBJ(v)->type == vm->t_cell) {
                 v = ((Cell *)AS_OBJ(v))->value;

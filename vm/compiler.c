@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ast.h"
+#include "cstack.h"
 #include "opcodes.h"
 #include "scope.h"
 #include "vm.h"
@@ -43,6 +44,8 @@ typedef struct FuncState {
     int ncode, capcode;
     Value *consts;
     int nconsts, capconsts;
+    int *const_slots;  /* open-addressing index of the deduplicated constants: const index + 1, 0 = free */
+    int nconst_slots;  /* a power of two, kept above twice the constants it holds */
     Handler *handlers;
     int nhandlers, caphandlers;
 
@@ -62,6 +65,11 @@ static void assign_to(FuncState *fs, AstNode *t, int src);
 
 /* ------------------------------------------------------------------ errors */
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+/* Largest register a local may occupy past the window (a 16-bit Bx field). */
+#define MAX_WIDE_REG 0xffff
+
 static void error_at(FuncState *fs, AstNode *at, const char *fmt, const char *arg)
 {
     if (*fs->failed)
@@ -73,6 +81,19 @@ static void error_at(FuncState *fs, AstNode *at, const char *fmt, const char *ar
     fs->err->end_col = at && at->end_line == at->line && at->end_col > at->col + 1 ? at->end_col : 0;
     fs->err->indentation = false;
     snprintf(fs->err->msg, sizeof fs->err->msg, fmt, arg ? arg : "");
+}
+
+/* Deep trees recurse in C: when the C stack runs out the compile fails with
+** CPython's RecursionError "maximum recursion depth exceeded during compilation". */
+static bool out_of_stack(FuncState *fs, AstNode *at)
+{
+    if (!c_stack_exhausted())
+        return false;
+    if (!*fs->failed) {
+        error_at(fs, at, "maximum recursion depth exceeded during compilation%s", "");
+        fs->err->recursion = true;
+    }
+    return true;
 }
 
 /* ------------------------------------------------------------------ emitting */
@@ -92,9 +113,28 @@ static int emit(FuncState *fs, uint32_t ins)
     return fs->ncode++;
 }
 
+/* Every register number and count must fit its 8-bit field: a value that
+** did not would silently name another register, so it fails the compile. */
+static bool operand_fits(FuncState *fs, int v)
+{
+    if (v >= 0 && v <= 0xff)
+        return true;
+    error_at(fs, NULL, "too many local variables or nested expressions in function (limit %s registers)", STR(MAX_REGS));
+    return false;
+}
+
 static int emit_abc(FuncState *fs, Opcode op, int a, int b, int c)
 {
-    return emit(fs, MK_ABC(op, a & 0xff, b & 0xff, c & 0xff));
+    if (!operand_fits(fs, a) || !operand_fits(fs, b) || !operand_fits(fs, c))
+        a = b = c = 0;
+    return emit(fs, MK_ABC(op, a, b, c));
+}
+
+static int emit_abx(FuncState *fs, Opcode op, int a, int bx)
+{
+    if (!operand_fits(fs, a))
+        a = 0;
+    return emit(fs, MK_ABX(op, a, bx & 0xffff));
 }
 
 static int emit_x(FuncState *fs, Opcode op, int a, int b, int c, uint32_t ext)
@@ -111,6 +151,8 @@ static int emit_jump(FuncState *fs, Opcode op, int a)
 {
     if (op == OP_JMP)
         return emit(fs, MK_SJ(op, 0));
+    if (!operand_fits(fs, a))
+        a = 0;
     return emit(fs, MK_ASBX(op, a, 0));
 }
 
@@ -142,7 +184,7 @@ static int alloc_reg(FuncState *fs)
 {
     int r = fs->freereg++;
     if (fs->freereg > MAX_REGS) {
-        error_at(fs, NULL, "too many local variables or nested expressions in function%s", "");
+        error_at(fs, NULL, "too many local variables or nested expressions in function (limit %s registers)", STR(MAX_REGS));
         fs->freereg = MAX_REGS;
         r = MAX_REGS - 1;
     }
@@ -180,19 +222,72 @@ static bool const_same(VM *vm, Value a, Value b)
     }
 }
 
+static uint64_t const_hash(Value v)
+{
+    uint64_t h;
+    switch (v.tag) {
+    case VAL_INT: h = (uint64_t)v.as.i; break;
+    case VAL_FLOAT: memcpy(&h, &v.as.f, sizeof h); break;
+    case VAL_BOOL: h = v.as.b; break;
+    case VAL_OBJ: {
+        Str *s = (Str *)AS_OBJ(v);
+        h = (uint64_t)str_hash_bytes(s->chars, (size_t)s->len);
+        break;
+    }
+    default: h = 0; break;
+    }
+    /* the tag keeps 1, 1.0 and True apart; then mix the bits (splitmix64) */
+    h ^= (uint64_t)v.tag * 0x9E3779B97F4A7C15u;
+    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9u;
+    h = (h ^ (h >> 27)) * 0x94D049BB133111EBu;
+    return h ^ (h >> 31);
+}
+
+/* Slot of v in const_slots: the one holding an equal constant, else the
+** free one where it belongs. */
+static int const_slot(FuncState *fs, Value v)
+{
+    int mask = fs->nconst_slots - 1;
+    int i = (int)(const_hash(v) & (uint64_t)mask);
+    while (fs->const_slots[i] && !const_same(fs->vm, fs->consts[fs->const_slots[i] - 1], v))
+        i = (i + 1) & mask;
+    return i;
+}
+
+/* Index of constant v in the function's table, adding it if new. Numbers,
+** None and strs are shared (found through a hash index: a function may
+** have tens of thousands); other objects always get their own slot. */
 static int add_const(FuncState *fs, Value v)
 {
     bool dedupe = !(IS_OBJ(v) && AS_OBJ(v)->type != fs->vm->t_str);
-    if (dedupe)
-        for (int i = 0; i < fs->nconsts; i++)
-            if (const_same(fs->vm, fs->consts[i], v))
-                return i;
+    int slot = -1;
+    if (dedupe) {
+        if (2 * (fs->nconsts + 1) > fs->nconst_slots) {
+            int n = fs->nconst_slots ? fs->nconst_slots * 2 : 64;
+            while (2 * (fs->nconsts + 1) > n)
+                n *= 2;
+            free(fs->const_slots);
+            fs->const_slots = comp_xrealloc(fs->vm, NULL, (size_t)n * sizeof(int));
+            memset(fs->const_slots, 0, (size_t)n * sizeof(int));
+            fs->nconst_slots = n;
+            for (int k = 0; k < fs->nconsts; k++) {
+                Value c = fs->consts[k];
+                if (!(IS_OBJ(c) && AS_OBJ(c)->type != fs->vm->t_str))
+                    fs->const_slots[const_slot(fs, c)] = k + 1;
+            }
+        }
+        slot = const_slot(fs, v);
+        if (fs->const_slots[slot])
+            return fs->const_slots[slot] - 1;
+    }
     if (fs->nconsts == fs->capconsts) {
         int cap = fs->capconsts ? fs->capconsts * 2 : 16;
         fs->consts = comp_xrealloc(fs->vm, fs->consts, (size_t)cap * sizeof(Value));
         fs->capconsts = cap;
     }
     fs->consts[fs->nconsts] = v;
+    if (slot >= 0)
+        fs->const_slots[slot] = fs->nconsts + 1;
     return fs->nconsts++;
 }
 
@@ -204,6 +299,8 @@ static int name_const(FuncState *fs, const char *name)
 static void load_const(FuncState *fs, Value v, int target)
 {
     if (IS_INT(v) && v.as.i >= SBX_MIN && v.as.i <= SBX_MAX) {
+        if (!operand_fits(fs, target))
+            target = 0;
         emit(fs, MK_ASBX(OP_LOADI, target, (int)v.as.i));
         return;
     }
@@ -218,7 +315,7 @@ static void load_const(FuncState *fs, Value v, int target)
     int k = add_const(fs, v);
     if (k > 0xffff)
         error_at(fs, NULL, "too many constants in function%s", "");
-    emit(fs, MK_ABX(OP_LOADK, target, k & 0xffff));
+    emit_abx(fs, OP_LOADK, target, k);
 }
 
 /* ------------------------------------------------------------------ names */
@@ -263,6 +360,7 @@ static void load_name(FuncState *fs, const char *name, int target)
             emit_abc(fs, OP_MOVE, target, r, 0);
         break;
     }
+    case SYM_WIDE: emit_abx(fs, OP_LOAD_WIDE, target, sy->index + WIDE_SHIFT); break;
     case SYM_CELL: emit_abc(fs, OP_LOAD_DEREF, target, sy->index, 0); break;
     case SYM_FREE: emit_abc(fs, OP_LOAD_FREE, target, sy->index, 0); break;
     case SYM_NAME: emit_x(fs, OP_LOAD_NAME, target, 0, 0, (uint32_t)name_const(fs, name)); break;
@@ -280,6 +378,7 @@ static void store_name(FuncState *fs, const char *name, int src)
         if (fs->depth == 0 && !is_deleted(fs, name))
             fs->safe[sy->index] = true;
         break;
+    case SYM_WIDE: emit_abx(fs, OP_STORE_WIDE, src, sy->index + WIDE_SHIFT); break;
     case SYM_CELL: emit_abc(fs, OP_STORE_DEREF, sy->index, src, 0); break;
     case SYM_FREE: emit_abc(fs, OP_STORE_FREE, sy->index, src, 0); break;
     case SYM_NAME: emit_x(fs, OP_STORE_NAME, src, 0, 0, (uint32_t)name_const(fs, name)); break;
@@ -292,6 +391,7 @@ static void delete_name(FuncState *fs, const char *name, AstNode *at)
     Symbol *sy = lookup(fs, name);
     switch (sym_kind(fs, sy)) {
     case SYM_LOCAL: emit_abc(fs, OP_DEL_LOCAL, sy->index, 0, 0); break;
+    case SYM_WIDE: emit_abx(fs, OP_DEL_WIDE, 0, sy->index + WIDE_SHIFT); break;
     case SYM_CELL: emit_abc(fs, OP_DEL_DEREF, sy->index, 0, 0); break;
     case SYM_FREE: error_at(fs, at, "cannot delete free variable '%s'", name); break;
     case SYM_NAME: emit_x(fs, OP_DEL_NAME, 0, 0, 0, (uint32_t)name_const(fs, name)); break;
@@ -322,7 +422,21 @@ static int expr_reg(FuncState *fs, AstNode *e)
 
 static bool is_named_local(FuncState *fs, int reg)
 {
-    return fs->scope->kind != SCOPE_MODULE && fs->scope->kind != SCOPE_CLASS && reg < fs->scope->nlocals;
+    return fs->scope->kind != SCOPE_MODULE && fs->scope->kind != SCOPE_CLASS && reg < fs->scope->nlocals &&
+           reg < REG_LOCALS;
+}
+
+/* Register holding an operator's first operand. It is evaluated straight
+** into target when target is a temporary (nothing else can read it before
+** the operator writes it), so long chains such as a + b + c + ... or
+** - - - x need no register per level. */
+static int first_operand_reg(FuncState *fs, AstNode *e, int target)
+{
+    bool plain_local = e->kind == AST_NAME && sym_kind(fs, lookup(fs, e->u.name.id)) == SYM_LOCAL;
+    if (plain_local || is_named_local(fs, target) || target >= fs->freereg)
+        return expr_reg(fs, e);
+    expr_to(fs, e, target);
+    return target;
 }
 
 static bool has_starred(AstList *l)
@@ -442,7 +556,7 @@ static void display_to(FuncState *fs, AstNode *e, int target)
             int save = fs->freereg;
             int r = alloc_reg(fs);
             int k = add_const(fs, OBJ_VAL(fz));
-            emit(fs, MK_ABX(OP_LOADK, r, k & 0xffff));
+            emit_abx(fs, OP_LOADK, r, k);
             emit_abc(fs, OP_BUILD_SET, target, 0, 0);
             emit_abc(fs, OP_SET_UPDATE, target, r, 0);
             fs->freereg = save;
@@ -519,7 +633,8 @@ static void call_to(FuncState *fs, AstNode *e, int target)
             starry = true;
     int save = fs->freereg;
     int base = (target + 1 == fs->freereg && target >= fs->scope->nlocals) ? target : alloc_reg(fs);
-    if (starry || args->len + kws->len > 200) {
+    /* past the registers left, arguments go through a tuple and a dict */
+    if (starry || args->len + kws->len + 3 > MAX_REGS - fs->freereg) {
         expr_to(fs, fn, base);
         int pos = alloc_reg(fs), kw = alloc_reg(fs);
         emit_abc(fs, OP_BUILD_LIST, pos, 0, 0);
@@ -592,7 +707,7 @@ static void make_function(FuncState *fs, Scope *child, AstNode *node, const char
     int k = add_const(fs, OBJ_VAL(p));
     if (k > 0xffff)
         error_at(fs, node, "too many constants in function%s", "");
-    emit(fs, MK_ABX(OP_MAKE_FUNCTION, target, k & 0xffff));
+    emit_abx(fs, OP_MAKE_FUNCTION, target, k);
 }
 
 static void comprehension_to(FuncState *fs, AstNode *e, int target)
@@ -616,6 +731,30 @@ static void comprehension_to(FuncState *fs, AstNode *e, int target)
     fs->freereg = save;
 }
 
+/* One f-string part (literal text or formatted value) into register r. */
+static void fstring_part_to(FuncState *fs, AstNode *p, int r)
+{
+    if (p->kind != AST_FORMATTED) {
+        expr_to(fs, p, r);
+        return;
+    }
+    expr_to(fs, p->u.formatted.value, r);
+    uint32_t ext = (uint8_t)p->u.formatted.conversion;
+    int spec = 0;
+    if (p->u.formatted.spec) {
+        int s2 = fs->freereg;
+        spec = alloc_reg(fs);
+        expr_to(fs, p->u.formatted.spec, spec);
+        ext |= 1u << 8;
+        fs->freereg = s2;
+    }
+    emit_x(fs, OP_FORMAT, r, r, spec, ext);
+}
+
+/* Parts are joined FSTRING_CHUNK at a time, the text so far first, so an
+** f-string of any length needs a bounded number of registers. */
+#define FSTRING_CHUNK 32
+
 static void fstring_to(FuncState *fs, AstNode *e, int target)
 {
     AstList *parts = &e->u.fstring.parts;
@@ -624,32 +763,30 @@ static void fstring_to(FuncState *fs, AstNode *e, int target)
         return;
     }
     int save = fs->freereg;
-    int base = alloc_regs(fs, parts->len);
-    for (int i = 0; i < parts->len; i++) {
-        AstNode *p = parts->items[i];
-        if (p->kind == AST_FORMATTED) {
-            int r = base + i;
-            expr_to(fs, p->u.formatted.value, r);
-            uint32_t ext = (uint8_t)p->u.formatted.conversion;
-            int spec = 0;
-            if (p->u.formatted.spec) {
-                int s2 = fs->freereg;
-                spec = alloc_reg(fs);
-                expr_to(fs, p->u.formatted.spec, spec);
-                ext |= 1u << 8;
-                fs->freereg = s2;
-            }
-            emit_x(fs, OP_FORMAT, r, r, spec, ext);
-        } else {
-            expr_to(fs, p, base + i);
-        }
-    }
     if (parts->len == 1 && parts->items[0]->kind == AST_STR) {
-        if (base != target)
-            emit_abc(fs, OP_MOVE, target, base, 0);
-    } else {
-        emit_abc(fs, OP_BUILD_STRING, target, base, parts->len);
+        expr_to(fs, parts->items[0], target);
+        return;
     }
+    if (parts->len <= FSTRING_CHUNK) {
+        int base = alloc_regs(fs, parts->len);
+        for (int i = 0; i < parts->len; i++)
+            fstring_part_to(fs, parts->items[i], base + i);
+        emit_abc(fs, OP_BUILD_STRING, target, base, parts->len);
+        fs->freereg = save;
+        return;
+    }
+    int acc = alloc_regs(fs, FSTRING_CHUNK + 1);
+    for (int i = 0; i < parts->len; i += FSTRING_CHUNK) {
+        int n = parts->len - i < FSTRING_CHUNK ? parts->len - i : FSTRING_CHUNK;
+        for (int j = 0; j < n; j++)
+            fstring_part_to(fs, parts->items[i + j], acc + 1 + j);
+        if (i == 0)
+            emit_abc(fs, OP_BUILD_STRING, acc, acc + 1, n);
+        else
+            emit_abc(fs, OP_BUILD_STRING, acc, acc, n + 1);
+    }
+    if (acc != target)
+        emit_abc(fs, OP_MOVE, target, acc, 0);
     fs->freereg = save;
 }
 
@@ -716,6 +853,8 @@ static void yield_to(FuncState *fs, AstNode *e, int target)
 
 static void expr_to(FuncState *fs, AstNode *e, int target)
 {
+    if (out_of_stack(fs, e))
+        return;
     int sl = fs->line, sc = fs->col;
     fs->line = e->line, fs->col = e->col;
     int save = fs->freereg;
@@ -727,7 +866,10 @@ static void expr_to(FuncState *fs, AstNode *e, int target)
     case AST_ELLIPSIS: load_const(fs, fs->vm->ellipsis, target); break;
     case AST_IMAG: error_at(fs, e, "gpy has no complex numbers%s", ""); break;
     case AST_BYTES: error_at(fs, e, "gpy has no bytes type%s", ""); break;
-    case AST_AWAIT: error_at(fs, e, "async/await is not supported by gpy%s", ""); break;
+    case AST_AWAIT:
+        /* gpy has no async functions, so every await is misplaced, as CPython words it */
+        error_at(fs, e, fs->scope->kind == SCOPE_FUNCTION ? "'await' outside async function%s" : "'await' outside function%s", "");
+        break;
     case AST_FSTRING: fstring_to(fs, e, target); break;
     case AST_FORMATTED: { /* only inside an f-string */
         expr_to(fs, e->u.formatted.value, target);
@@ -735,7 +877,7 @@ static void expr_to(FuncState *fs, AstNode *e, int target)
         break;
     }
     case AST_BINOP: {
-        int b = expr_reg(fs, e->u.binop.left);
+        int b = first_operand_reg(fs, e->u.binop.left, target);
         int c = expr_reg(fs, e->u.binop.right);
         fs->line = e->line, fs->col = e->col;
         binop_to(fs, e->u.binop.op, target, b, c);
@@ -746,7 +888,7 @@ static void expr_to(FuncState *fs, AstNode *e, int target)
             load_const(fs, const_value(fs, e), target);
             break;
         }
-        int b = expr_reg(fs, e->u.unary.operand);
+        int b = first_operand_reg(fs, e->u.unary.operand, target);
         fs->line = e->line, fs->col = e->col;
         Opcode op = e->u.unary.op == UNOP_NEG ? OP_NEG : e->u.unary.op == UNOP_POS ? OP_POS
                     : e->u.unary.op == UNOP_INVERT ? OP_INVERT : OP_NOT;
@@ -1386,6 +1528,8 @@ static bool in_function(FuncState *fs)
 
 static void compile_stmt(FuncState *fs, AstNode *s)
 {
+    if (out_of_stack(fs, s))
+        return;
     fs->line = s->line, fs->col = s->col;
     int save = fs->freereg;
     switch (s->kind) {
@@ -1666,6 +1810,8 @@ static Proto *finish_proto(FuncState *fs, Scope *scope, AstNode *node, Str *name
     p->nconsts = fs->nconsts;
     p->consts = copy_out(fs, fs->consts, (size_t)fs->nconsts, sizeof(Value));
     p->nregs = fs->maxreg > 0 ? fs->maxreg : 1;
+    if (scope->nlocals > REG_LOCALS && p->nregs < scope->nlocals + WIDE_SHIFT)
+        p->nregs = scope->nlocals + WIDE_SHIFT;
     p->nparams = scope->kind == SCOPE_FUNCTION || scope->kind == SCOPE_COMPREHENSION ? scope->nparams : 0;
     p->nkwonly = scope->kind == SCOPE_FUNCTION ? scope->nkwonly : 0;
     p->flags = flags;
@@ -1717,6 +1863,7 @@ static void fs_release(FuncState *fs)
     free(fs->lines);
     free(fs->cols);
     free(fs->consts);
+    free(fs->const_slots);
     free(fs->handlers);
     for (int i = 0; i < fs->nfblocks; i++)
         free(fs->fblocks[i].breaks);
@@ -1736,7 +1883,7 @@ static void fs_init(FuncState *fs, FuncState *parent, VM *vm, Scope *scope, Sour
     fs->err = err;
     fs->failed = failed;
     fs->mode = mode;
-    fs->freereg = fs->maxreg = scope->nlocals;
+    fs->freereg = fs->maxreg = scope->nlocals < REG_LOCALS ? scope->nlocals : REG_LOCALS;
     fs->safe = comp_xrealloc(vm, NULL, (size_t)(scope->nlocals + 1) * sizeof(bool));
     memset(fs->safe, 0, (size_t)(scope->nlocals + 1));
 }
@@ -1747,11 +1894,52 @@ static void emit_cells(FuncState *fs)
         emit_abc(fs, OP_MAKE_CELL, fs->scope->cells[i], 0, 0);
 }
 
+/* Locals past the register window become SYM_WIDE; parameters among them
+** arrive in registers (call.c binds argument i to register i) and are moved
+** to their wide registers first thing. */
+static void widen_locals(FuncState *fs, AstNode *node)
+{
+    Scope *scope = fs->scope;
+    if (scope->nfree > 0xff) /* LOAD_FREE/STORE_FREE name them in 8 bits */
+        error_at(fs, node, "too many free variables in function (limit %s)", "255");
+    if (scope->nlocals <= REG_LOCALS)
+        return;
+    int nparams = 0;
+    if (scope->kind == SCOPE_FUNCTION) {
+        AstParams *ps = &node->u.func.params;
+        nparams = ps->nparams + ps->nkwonly + (ps->vararg ? 1 : 0) + (ps->kwarg ? 1 : 0);
+    } else if (scope->kind == SCOPE_COMPREHENSION) {
+        nparams = 1;
+    }
+    /* a parameter's incoming register must fit the A field of its STORE_WIDE */
+    if (nparams > 256) {
+        error_at(fs, node, "too many parameters in function (limit %s)", "256");
+        return;
+    }
+    if (scope->nlocals + WIDE_SHIFT > MAX_WIDE_REG) {
+        error_at(fs, node, "too many local variables in function (limit %s)", STR(MAX_WIDE_REG - WIDE_SHIFT));
+        return;
+    }
+    for (int i = 0; i < scope->nsyms; i++) {
+        Symbol *sy = &scope->syms[i];
+        if ((sy->kind != SYM_LOCAL && sy->kind != SYM_CELL) || sy->index < REG_LOCALS)
+            continue;
+        if (sy->kind == SYM_CELL) {
+            error_at(fs, node, "too many parameters and variables used by inner functions (limit " STR(REG_LOCALS) "): '%s'", sy->name);
+            return;
+        }
+        sy->kind = SYM_WIDE;
+        if (sy->index < nparams)
+            emit_abx(fs, OP_STORE_WIDE, sy->index, sy->index + WIDE_SHIFT);
+    }
+}
+
 static Proto *compile_function(FuncState *parent, Scope *scope, AstNode *node, const char *name)
 {
     FuncState fs;
     fs_init(&fs, parent, parent->vm, scope, parent->src, parent->err, parent->failed, parent->mode);
     fs.line = node->line, fs.col = node->col;
+    widen_locals(&fs, node);
     int flags = 0;
     Str *nm;
     if (scope->kind == SCOPE_CLASS) {

@@ -102,9 +102,17 @@ static void insert_new(VM *vm, Dict *d, Value key, int64_t h, Value value) {
     d->count++;
 }
 
+/* Lookups restarted by key comparisons that keep changing the dict before
+** RuntimeError (CPython would retry forever). */
+#define MAX_LOOKUP_RESTARTS 1000
+
 /* Position in entries of key (hash h), or -1; *slot gets its index slot.
-** A comparison that mutates the dict restarts the search, like CPython. */
+** A comparison runs user code that may change the dict: when the probed
+** slot no longer leads to the same key object in a same-sized index, the
+** search starts over, like CPython. Judging by contents rather than by
+** where the tables were allocated keeps this independent of address reuse. */
 static int64_t find(VM *vm, Dict *d, Value key, int64_t h, uint64_t *slot) {
+    int restarts = 0;
 restart:
     if (!d->index) return -1;
     uint64_t mask = (uint64_t)d->index_cap - 1, perturb = (uint64_t)h, i = (uint64_t)h & mask;
@@ -116,11 +124,16 @@ restart:
             bool decided;
             bool eq = ctr_quick_equal(vm, k, key, &decided);
             if (!decided) {
-                DictEntry *entries = d->entries;
+                int64_t cap = d->index_cap;
                 vm_push_root(vm, k);
                 eq = vm_equal(vm, k, key);
                 vm_pop_roots(vm, 1);
-                if (d->entries != entries || ix >= d->nentries || !vm_is(d->entries[ix].key, k)) goto restart;
+                if (!d->index || d->index_cap != cap || d->index[i] != ix || ix >= d->nentries ||
+                    !vm_is(d->entries[ix].key, k)) {
+                    if (++restarts > MAX_LOOKUP_RESTARTS)
+                        vm_raise_kind(vm, RuntimeError, "dictionary changed during lookup");
+                    goto restart;
+                }
             }
             if (eq) {
                 *slot = i;

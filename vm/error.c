@@ -586,6 +586,13 @@ static const char *find_line(const char *text, size_t len, int line, size_t *out
 }
 
 Value exc_syntax_error(VM *vm, Source *src, const SyntaxErr *err) {
+    if (err->recursion) {
+        Value msg = STR_VAL(str_cstr(vm, "maximum recursion depth exceeded during compilation"));
+        vm_push_root(vm, msg);
+        Value e = exc_new(vm, vm->exc[EXC_RecursionError], 1, &msg);
+        vm_pop_roots(vm, 1);
+        return e;
+    }
     Type *t = vm->exc[err->indentation ? EXC_IndentationError : EXC_SyntaxError];
     size_t ll = 0;
     const char *lp = src ? find_line(src->text, src->len, err->line, &ll) : NULL;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "interp.h"
+#include "cstack.h"
 
 /* ================================================================ caches */
 
@@ -103,22 +104,8 @@ static COLD _Noreturn void name_error(VM *vm, Str *name) {
 
 /* ============================================================ frames, entry */
 
-/* C stack the nested interpreter entries may use before RecursionError. */
-#define C_STACK_BUDGET ((uintptr_t)6 << 20)
-
-static inline uintptr_t stack_address(void) {
-#if defined(__GNUC__)
-    return (uintptr_t)__builtin_frame_address(0);
-#else
-    volatile char here = 0;
-    return (uintptr_t)&here;
-#endif
-}
-
 void interp_enter(VM *vm) {
-    uintptr_t sp = stack_address();
-    if (vm->c_depth == 0 || vm->c_stack_base == 0) vm->c_stack_base = sp;
-    else if (vm->c_stack_base > sp && vm->c_stack_base - sp > C_STACK_BUDGET) interp_recursion_error(vm);
+    if (c_stack_exhausted()) interp_recursion_error(vm);
     int32_t limit = vm->recursion_limit > 0 ? vm->recursion_limit : 1000;
     if (vm->c_depth >= limit) interp_recursion_error(vm);
     vm->c_depth++;
@@ -2220,6 +2207,27 @@ return_special:
     }
     vmcase(SAFEPOINT) {
         SAFEPOINT();
+        vmnext();
+    }
+    vmcase(LOAD_WIDE) {
+        Value v = base[INS_BX(ins)];
+        if (UNLIKELY(IS_EMPTY(v))) {
+            SAVEPC();
+            unbound_local(vm, frame, (int)INS_BX(ins) - WIDE_SHIFT);
+        }
+        *RA_ = v;
+        vmnext();
+    }
+    vmcase(STORE_WIDE) {
+        base[INS_BX(ins)] = *RA_;
+        vmnext();
+    }
+    vmcase(DEL_WIDE) {
+        if (UNLIKELY(IS_EMPTY(base[INS_BX(ins)]))) {
+            SAVEPC();
+            unbound_local(vm, frame, (int)INS_BX(ins) - WIDE_SHIFT);
+        }
+        base[INS_BX(ins)] = EMPTY_VAL;
         vmnext();
     }
 

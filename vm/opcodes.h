@@ -116,7 +116,10 @@
     X(IMPORT_STAR, ABC)    /* copy public names of module R[A] into globals (or class locals) */ \
     X(BUILD_CLASS, ABC)    /* R[A] = class: body function R[A], name R[A+1], bases R[A+2..A+1+C]; the body runs with a fresh namespace as frame->locals; if it returns a Cell, the Cell gets the class (__class__ for super()) */ \
     X(PRINT_EXPR, ABC)     /* interactive mode: print repr(R[A]) unless None; builtins._ = R[A] */ \
-    X(SAFEPOINT, ABC)      /* GC safepoint (emitted at loop back edges if the interpreter does not do it in JMP) */
+    X(SAFEPOINT, ABC)      /* GC safepoint (emitted at loop back edges if the interpreter does not do it in JMP) */ \
+    X(LOAD_WIDE, ABx)      /* R[A] = R[Bx], a local past the 8-bit window (see REG_LOCALS); UnboundLocalError naming varnames[Bx - WIDE_SHIFT] if EMPTY */ \
+    X(STORE_WIDE, ABx)     /* R[Bx] = R[A] */                                      \
+    X(DEL_WIDE, ABx)       /* like DEL_LOCAL for R[Bx] */
 
 typedef enum Opcode {
 #define OP_ENUM(name, mode) OP_##name,
@@ -145,6 +148,13 @@ extern const uint8_t opcode_modes[OP__COUNT];
 
 #define SBX_MAX 32767
 #define SBX_MIN (-32768)
-#define MAX_REGS 250 /* registers per frame; the compiler reports "function too complex" above */
+#define MAX_REGS 250 /* registers an 8-bit field may name; the compiler reports "too many ..." above */
+/* Locals 0..REG_LOCALS-1 are registers; local i >= REG_LOCALS lives in
+** register i + WIDE_SHIFT (past 255), reached only by the *_WIDE
+** instructions, so temporaries keep registers REG_LOCALS..MAX_REGS-1. */
+#define REG_LOCALS 128
+#define WIDE_SHIFT (256 - REG_LOCALS)
+/* The register holding local variable i (varnames[i]). */
+#define LOCAL_REGISTER(i) ((i) < REG_LOCALS ? (i) : (i) + WIDE_SHIFT)
 
 #endif

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "class_internal.h"
+#include "cstack.h"
 
 /* ------------------------------------------------------------------ types */
 
@@ -46,6 +47,7 @@ bool vm_isinstance(VM *vm, Value v, Type *t) {
 ** containers), raising RecursionError past the recursion limit so that a
 ** deeply nested structure cannot overflow the C stack. */
 static void depth_enter(VM *vm, const char *what) {
+    vm_check_c_stack(vm, what);
     int32_t limit = vm->recursion_limit > 0 ? vm->recursion_limit : 1000;
     if (limit > 5000) limit = 5000; /* the C stack does not grow with sys.setrecursionlimit */
     if (++vm->c_depth > limit) {
@@ -526,9 +528,7 @@ bool vm_next(VM *vm, Value iter, Value *out) {
     if (!t->next) vm_raise_kind(vm, TypeError, "'%s' object is not an iterator", class_type_name(t));
     /* chains of C iterators (map(map(...)), zip(zip(...))) recurse here
     ** without entering the interpreter: bound them by C stack use */
-    uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
-    if (vm->c_stack_base > sp && vm->c_stack_base - sp > ((uintptr_t)6 << 20))
-        vm_raise_kind(vm, RecursionError, "maximum recursion depth exceeded");
+    vm_check_c_stack(vm, "");
     return t->next(vm, iter, out);
 }
 

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cstack.h"
 #include "lexer.h"
 
 #define MAX_DEPTH 3000     /* parser recursion units (C stack guard) */
@@ -467,6 +468,12 @@ static AstNode *name_node(Parser *p, Token *t) {
 }
 
 static void enter(Parser *p) {
+    if (c_stack_exhausted()) {
+        /* no room to go deeper: give up the whole parse, speculative or not */
+        p->err->recursion = true;
+        snprintf(p->err->msg, sizeof p->err->msg, "maximum recursion depth exceeded during compilation");
+        longjmp(*p->top_jb, 1);
+    }
     if (++p->depth > MAX_DEPTH) {
         Token *t = peek(p);
         report(p, t->line, t->col + 1, t->col + 1, false, "too many nested parentheses");

@@ -10,8 +10,9 @@
 #include <string.h>
 
 #include "scope.h"
+#include "cstack.h"
 
-#define MAX_DEPTH 1500
+#define MAX_DEPTH 4000 /* above the parser's MAX_AST_DEPTH: the C stack guard is what stops deeper trees */
 
 typedef struct Walker {
     VM *vm;
@@ -55,17 +56,19 @@ static void werror(Walker *w, AstNode *at, const char *fmt, ...)
     va_end(ap);
 }
 
+/* An error at the global/nonlocal statement that declared sy, underlined
+** whole as CPython does. */
 #if defined(__GNUC__)
-__attribute__((format(printf, 4, 5)))
+__attribute__((format(printf, 3, 4)))
 #endif
-static void werror_at(Walker *w, int line, int col, const char *fmt, ...)
+static void werror_at(Walker *w, const Symbol *sy, const char *fmt, ...)
 {
     if (w->failed)
         return;
     w->failed = true;
     va_list ap;
     va_start(ap, fmt);
-    set_error(w->err, line, col, 0, 0, fmt, ap);
+    set_error(w->err, sy->line, sy->col, sy->end_line, sy->end_col, fmt, ap);
     va_end(ap);
 }
 
@@ -336,6 +339,8 @@ static void extend_namedexpr_scope(Walker *w, AstNode *e, const char *name)
             if (sy) {
                 sy->line = e->line;
                 sy->col = e->col;
+                sy->end_line = e->end_line;
+                sy->end_col = e->end_col;
             }
             add_def(w, s, name, DEF_ASSIGNED, e);
             return;
@@ -364,6 +369,11 @@ static void visit_expr(Walker *w, AstNode *e)
 {
     if (!e || w->failed)
         return;
+    if (c_stack_exhausted()) {
+        werror(w, e, "maximum recursion depth exceeded during compilation");
+        w->err->recursion = true;
+        return;
+    }
     if (++w->depth > MAX_DEPTH) {
         werror(w, e, "too many nested expressions");
         w->depth--;
@@ -449,9 +459,13 @@ static void visit_expr(Walker *w, AstNode *e)
             werror(w, e, "'yield' inside %s", comp_kind_name(w->cur->node->kind));
             break;
         }
-        if (w->cur->kind == SCOPE_FUNCTION)
+        if (w->cur->kind == SCOPE_FUNCTION) {
             w->cur->generator = true;
-        break; /* module / class: the compiler reports "'yield' outside function" */
+            break;
+        }
+        /* module or class body: a compile-time error, before anything runs */
+        werror(w, e, "'yield' outside function");
+        break;
     case AST_AWAIT:
         visit_expr(w, e->u.yield.value);
         break;
@@ -496,6 +510,8 @@ static void visit_decl(Walker *w, AstNode *s, bool nonlocal)
         if (sy && !sy->line) {
             sy->line = s->line;
             sy->col = s->col;
+            sy->end_line = s->end_line;
+            sy->end_col = s->end_col;
         }
     }
 }
@@ -525,6 +541,11 @@ static void visit_stmt(Walker *w, AstNode *s)
 {
     if (!s || w->failed)
         return;
+    if (c_stack_exhausted()) {
+        werror(w, s, "maximum recursion depth exceeded during compilation");
+        w->err->recursion = true;
+        return;
+    }
     if (++w->depth > MAX_DEPTH) {
         werror(w, s, "too many statically nested blocks");
         w->depth--;
@@ -713,7 +734,7 @@ static void analyze_name(Walker *w, Scope *s, Symbol *sy, NameSet *bound, NameSe
     int flags = sy->flags;
     if (flags & DEF_GLOBAL) {
         if (flags & DEF_NONLOCAL) {
-            werror_at(w, sy->line, sy->col, "name '%s' is nonlocal and global", name);
+            werror_at(w, sy, "name '%s' is nonlocal and global", name);
             return;
         }
         sy->kind = SYM_GLOBAL;
@@ -724,11 +745,11 @@ static void analyze_name(Walker *w, Scope *s, Symbol *sy, NameSet *bound, NameSe
     }
     if (flags & DEF_NONLOCAL) {
         if (!bound) {
-            werror_at(w, sy->line, sy->col, "nonlocal declaration not allowed at module level");
+            werror_at(w, sy, "nonlocal declaration not allowed at module level");
             return;
         }
         if (!ns_has(bound, name)) {
-            werror_at(w, sy->line, sy->col, "no binding for nonlocal '%s' found", name);
+            werror_at(w, sy, "no binding for nonlocal '%s' found", name);
             return;
         }
         sy->kind = SYM_FREE;
@@ -828,18 +849,25 @@ static void analyze(Walker *w, Scope *s, const NameSet *bound_in, const NameSet 
         }
     }
 
-    /* registers: parameters (first in symbol order), then other locals */
+    /* registers: parameters (first in symbol order), then cells, then other
+    ** locals -- cells must get registers below REG_LOCALS, which a function
+    ** with very many locals may not have left for the last ones */
     if (function_like(s)) {
         s->varnames = comp_xrealloc(vm, NULL, (size_t)(s->nsyms + 1) * sizeof(char *));
         s->cells = comp_xrealloc(vm, NULL, (size_t)(s->nsyms + 1) * sizeof(int));
-        for (int i = 0; i < s->nsyms; i++) {
-            Symbol *sy = &s->syms[i];
-            if (sy->kind != SYM_LOCAL && sy->kind != SYM_CELL)
-                continue;
-            sy->index = s->nlocals;
-            s->varnames[s->nlocals++] = sy->name;
-            if (sy->kind == SYM_CELL)
-                s->cells[s->ncells++] = sy->index;
+        for (int pass = 0; pass < 3; pass++) {
+            for (int i = 0; i < s->nsyms; i++) {
+                Symbol *sy = &s->syms[i];
+                if (sy->kind != SYM_LOCAL && sy->kind != SYM_CELL)
+                    continue;
+                bool param = (sy->flags & DEF_PARAM) != 0;
+                if (pass == 0 ? !param : pass == 1 ? param || sy->kind != SYM_CELL : param || sy->kind == SYM_CELL)
+                    continue;
+                sy->index = s->nlocals;
+                s->varnames[s->nlocals++] = sy->name;
+                if (sy->kind == SYM_CELL)
+                    s->cells[s->ncells++] = sy->index;
+            }
         }
     } else if (s->kind == SCOPE_CLASS && s->class_cell) {
         s->varnames = comp_xrealloc(vm, NULL, sizeof(char *));

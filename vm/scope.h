@@ -24,6 +24,7 @@ typedef enum SymKind {
     SYM_LOCAL,  /* plain register */
     SYM_CELL,   /* register holding a Cell (captured by an inner function) */
     SYM_FREE,   /* closure slot fn->free[index] */
+    SYM_WIDE,   /* local index >= REG_LOCALS: register index + WIDE_SHIFT, via LOAD_WIDE/STORE_WIDE (set by the compiler) */
 } SymKind;
 
 /* Flags collected while walking. */
@@ -43,7 +44,7 @@ typedef struct Symbol {
     SymKind kind;
     int index;      /* SYM_LOCAL/SYM_CELL: register; SYM_FREE: closure slot */
     int free_index; /* slot in the scope's freevars (SYM_FREE, or a class name also passed through), else -1 */
-    int line, col;  /* where a nonlocal declaration was made (errors) */
+    int line, col, end_line, end_col; /* where a nonlocal declaration was made (errors) */
 } Symbol;
 
 typedef struct Scope Scope;

@@ -187,7 +187,6 @@ struct VM {
 
     /* interpreter (interp.c) private state */
     int32_t interp_nframes;  /* nframes as the interpreter last set it (survives vm_throw) */
-    uintptr_t c_stack_base;  /* C stack address at the outermost interpreter entry */
     struct InterpCtorEntry {  /* class -> __init__ run inline by CALL (weak, version-checked) */
         Type *type;
         uint32_t version;
@@ -281,6 +280,7 @@ typedef struct SyntaxErr {
     int line, col;        /* 1-based */
     int end_col;          /* for the ^^^ underline; 0 = single caret */
     bool indentation;     /* IndentationError */
+    bool recursion;       /* the C stack ran out: RecursionError, as CPython's "during compilation" */
     char msg[256];
 } SyntaxErr;
 /* Builds a SyntaxError instance (filename, lineno, offset, text) */
