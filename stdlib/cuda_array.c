@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../gpu/guarded_mem.h"
 #include "cuda_priv.h"
 
 static DevArray *as_dev(Value v) { return (DevArray *)AS_OBJ(v); }
@@ -35,6 +36,139 @@ Value cuda_devarray_wrap(VM *vm, NDArray *a) {
     d->owner = NONE_VAL;
     vm_pop_roots(vm, 1);
     return OBJ_VAL(d);
+}
+
+/* ------------------------------------------------------- CPU device memory */
+
+/* The buffer behind a device array on the CPU device, fenced by guard
+** pages (gpu/guarded_mem.h): a kernel indexing past either end faults, and
+** the launch raises (cuda_raise_cpu_fault) instead of overwriting another
+** array or the interpreter's heap. */
+typedef struct FencedMem {
+    Obj obj;
+    GuardedBuf *buf;
+    size_t bytes;
+} FencedMem;
+
+static void fenced_finalize(VM *vm, Obj *o) {
+    FencedMem *f = (FencedMem *)o;
+    if (!f->buf) return;
+    guarded_free(f->buf);
+    gc_account_external(vm, -(ptrdiff_t)f->bytes);
+    f->buf = NULL;
+}
+
+/* Gives the descriptor a (data NULL, contiguous strides) a fenced buffer,
+** zeroed when zero is set. */
+static NDArray *cpu_fenced(VM *vm, NDArray *a, bool zero) {
+    size_t isz = nd_itemsize(a->dtype), bytes = (size_t)a->size * isz;
+    vm_push_root(vm, OBJ_VAL(a));
+    FencedMem *f = gc_alloc_obj(vm, vm->cuda->t_fenced, sizeof(FencedMem));
+    a->base = OBJ_VAL(f);
+    f->buf = guarded_alloc(bytes, isz, zero);
+    if (!f->buf) {
+        gc_collect(vm);
+        f->buf = guarded_alloc(bytes, isz, zero);
+        if (!f->buf) vm_raise_kind(vm, MemoryError, "cannot allocate %zu bytes for a device array", bytes);
+    }
+    f->bytes = bytes;
+    gc_account_external(vm, (ptrdiff_t)bytes);
+    a->data = guarded_data(f->buf);
+    vm_pop_roots(vm, 1);
+    return a;
+}
+
+/* Host arrays up to this size are run on fenced copies (below); bigger ones
+** in place. 60 KiB keeps the copies within guarded_mem's cached sizes, so
+** staging costs no system call. */
+#define STAGE_MAX ((size_t)60 << 10)
+
+/* The array owning the heap buffer a's data lies in, or NULL (memory owned
+** by something else: a device array's fenced buffer, a bytes object). */
+static NDArray *owning_root(VM *vm, NDArray *a) {
+    NDArray *r = a;
+    for (int depth = 0; r && !r->nbytes_owned && depth < 64; depth++)
+        r = IS_OBJ(r->base) && nd_check(vm, r->base) ? (NDArray *)AS_OBJ(r->base) : NULL;
+    if (!r || !r->nbytes_owned || a->data < r->data || a->data > r->data + r->nbytes_owned) return NULL;
+    return r;
+}
+
+/* Whether stage replaced the argument a by the copy s. */
+static bool is_staged(Value a, Value s) { return IS_OBJ(a) && IS_OBJ(s) && AS_OBJ(a) != AS_OBJ(s); }
+
+/* Where the copy of root's buffer starts, from an argument a of that root
+** and its staged view s. */
+static char *copy_start(NDArray *root, NDArray *a, NDArray *s) { return s->data - (a->data - root->data); }
+
+int cuda_cpu_stage(VM *vm, int argc, const Value *argv, Value *out) {
+    int pushed = 0;
+    for (int i = 0; i < argc; i++) {
+        out[i] = argv[i];
+        if (!IS_OBJ(argv[i]) || !nd_check(vm, argv[i])) continue;
+        NDArray *a = (NDArray *)AS_OBJ(argv[i]);
+        NDArray *root = owning_root(vm, a);
+        if (!root || root->nbytes_owned > STAGE_MAX) continue;
+        /* arguments sharing a buffer share its copy, as they share the buffer */
+        char *copy = NULL;
+        Value owner = NONE_VAL;
+        for (int j = 0; j < i && !copy; j++) {
+            NDArray *aj = (NDArray *)AS_OBJ(argv[j]);
+            if (is_staged(argv[j], out[j]) && owning_root(vm, aj) == root) {
+                NDArray *sj = (NDArray *)AS_OBJ(out[j]);
+                copy = copy_start(root, aj, sj);
+                owner = sj->base;
+            }
+        }
+        if (!copy) {
+            int64_t n = (int64_t)root->nbytes_owned;
+            NDArray *buf = cpu_fenced(vm, nd_wrap(vm, ND_UINT8, NULL, 1, &n, NULL, NONE_VAL), false);
+            memcpy(buf->data, root->data, root->nbytes_owned);
+            copy = buf->data;
+            owner = buf->base;
+        }
+        NDArray *v = nd_wrap(vm, a->dtype, copy + (a->data - root->data), a->ndim, a->shape, a->strides, owner);
+        v->flags = a->flags;
+        vm_push_root(vm, OBJ_VAL(v));
+        pushed++;
+        out[i] = OBJ_VAL(v);
+    }
+    return pushed;
+}
+
+void cuda_cpu_unstage(VM *vm, int argc, const Value *argv, const Value *staged) {
+    for (int i = 0; i < argc; i++) {
+        if (!is_staged(argv[i], staged[i])) continue;
+        NDArray *a = (NDArray *)AS_OBJ(argv[i]);
+        NDArray *root = owning_root(vm, a);
+        bool done = false; /* an earlier argument of the same buffer wrote it back */
+        for (int j = 0; j < i && !done; j++)
+            done = is_staged(argv[j], staged[j]) && owning_root(vm, (NDArray *)AS_OBJ(argv[j])) == root;
+        if (done) continue;
+        NDArray *s = (NDArray *)AS_OBJ(staged[i]);
+        memcpy(root->data, copy_start(root, a, s), root->nbytes_owned);
+        /* the copy was never visible to the program: back to the cache now */
+        fenced_finalize(vm, AS_OBJ(s->base));
+    }
+}
+
+void cuda_cpu_fault_message(VM *vm, const char *kernel, const Proto *p, int argc, const Value *argv, CpuDevice *dev,
+                            char *msg, size_t size) {
+    int access;
+    void *addr = gpu_cpu_fault_addr(dev, &access);
+    const char *verb = access == GPU_CPU_ACCESS_WRITE ? "wrote" : access == GPU_CPU_ACCESS_READ ? "read" : "accessed";
+    const char *hint = "(CPU device; @cuda.jit(debug=True) reports the index and the thread)";
+    void *data;
+    size_t bytes;
+    if (guarded_find(addr, &data, &bytes))
+        for (int i = 0; i < argc; i++) {
+            NDArray *a = cuda_array_of(vm, argv[i]);
+            if (!a || a->data < (char *)data || a->data > (char *)data + bytes) continue;
+            const char *name = p && i < p->nlocals && p->varnames[i] ? p->varnames[i]->chars : "?";
+            snprintf(msg, size, "kernel '%s' %s out of bounds of array '%s' %s", kernel, verb, name, hint);
+            return;
+        }
+    snprintf(msg, size, "kernel '%s' %s an invalid address (%p), outside every array it was given %s", kernel, verb,
+             addr, hint);
 }
 
 /* ------------------------------------------------------------ GPU memory */
@@ -272,6 +406,8 @@ static void write_from(VM *vm, Value v, NDArray *src) {
 
 /* ------------------------------------------------------- module functions */
 
+static NDArray *new_array(VM *vm, NDType dt, int ndim, const int64_t *shape, bool fortran, bool descriptor);
+
 /* cuda.to_device(obj, stream=0, copy=True, to=None) */
 Value cuda_f_to_device(VM *vm, int argc, Value *argv, Dict *kwargs) {
     Value to = kw_take(vm, kwargs, "to");
@@ -300,10 +436,17 @@ Value cuda_f_to_device(VM *vm, int argc, Value *argv, Dict *kwargs) {
         vm_pop_roots(vm, 1);
         return d;
     }
-    NDArray *c = nd_copy(vm, src);
-    vm_pop_roots(vm, 1);
-    if (gpu) return gpu_array_new(vm, gpu, c, true);
-    return cuda_devarray_wrap(vm, c);
+    if (gpu) {
+        NDArray *c = nd_copy(vm, src);
+        vm_pop_roots(vm, 1);
+        return gpu_array_new(vm, gpu, c, true);
+    }
+    NDArray *c = cpu_fenced(vm, new_array(vm, src->dtype, src->ndim, src->shape, false, true), false);
+    vm_push_root(vm, OBJ_VAL(c));
+    cuda_copy_strided(c, src);
+    Value r = cuda_devarray_wrap(vm, c);
+    vm_pop_roots(vm, 2);
+    return r;
 }
 
 /* A shape argument: an int or a tuple/list of ints. Returns ndim. */
@@ -378,9 +521,9 @@ static NDArray *array_from_args(VM *vm, const char *fname, int argc, Value *argv
 /* cuda.device_array(shape, dtype=np.float64, strides=None, order='C', stream=0) */
 Value cuda_f_device_array(VM *vm, int argc, Value *argv, Dict *kwargs) {
     GpuCuda *gpu = cuda_gpu(vm);
-    NDArray *a = array_from_args(vm, "device_array", argc, argv, kwargs, gpu != NULL);
+    NDArray *a = array_from_args(vm, "device_array", argc, argv, kwargs, true);
     if (gpu) return gpu_array_new(vm, gpu, a, false);
-    return cuda_devarray_wrap(vm, a);
+    return cuda_devarray_wrap(vm, cpu_fenced(vm, a, true));
 }
 
 /* GPU memory a host array lives in: page-locked (pinned, mapped) or managed. */
@@ -449,9 +592,9 @@ Value cuda_f_device_array_like(VM *vm, int argc, Value *argv, Dict *kwargs) {
         vm_raise_kind(vm, TypeError, "device_array_like() needs an array, not '%s'", vm_type_name(vm, argv[0]));
     bool fortran = !(src->flags & ND_C_CONTIGUOUS) && (src->flags & ND_F_CONTIGUOUS);
     GpuCuda *gpu = cuda_gpu(vm);
-    NDArray *a = new_array(vm, src->dtype, src->ndim, src->shape, fortran, gpu != NULL);
+    NDArray *a = new_array(vm, src->dtype, src->ndim, src->shape, fortran, true);
     if (gpu) return gpu_array_new(vm, gpu, a, false);
-    return cuda_devarray_wrap(vm, a);
+    return cuda_devarray_wrap(vm, cpu_fenced(vm, a, true));
 }
 
 /* --------------------------------------------------------- DeviceNDArray */
@@ -715,4 +858,7 @@ void cuda_array_init(VM *vm, CudaState *st) {
     t = type_new_builtin(vm, "_HostMemory", vm->t_object, 0);
     t->finalize = hostbuf_finalize;
     st->t_hostbuf = t;
+    t = type_new_builtin(vm, "_DeviceMemory", vm->t_object, 0);
+    t->finalize = fenced_finalize;
+    st->t_fenced = t;
 }

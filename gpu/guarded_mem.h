@@ -1,0 +1,41 @@
+/*
+** guarded_mem.h — buffers fenced by inaccessible guard regions, for the
+** arrays kernels use on the CPU device.
+**
+** A kernel that indexes past either end of such a buffer touches a guard
+** page and faults; the CPU device's fault handler (cpu_device.c) turns the
+** fault into a failed launch instead of letting the write land in another
+** array or in the interpreter's heap. The data ends exactly where the upper
+** guard begins (its start is aligned to the element size asked for), so
+** a[n] faults for every dtype. Guards are 64 KiB on each side for buffers up
+** to 1 MiB and 1 MiB above that: they cost address space, not memory.
+**
+** Freed buffers of up to 16 data pages are kept for reuse (no system call
+** on the next allocation of that size). When the kernel refuses a mapping
+** (too many mappings, an address-space limit) the allocation falls back to
+** malloc: the buffer then works but is unguarded.
+*/
+#ifndef GPY_GUARDED_MEM_H
+#define GPY_GUARDED_MEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct GuardedBuf GuardedBuf;
+
+/* A buffer of bytes (0 allowed) whose data starts at a multiple of align (a
+** power of two ≤ 4096) and ends at its upper guard; zeroed when zero is set.
+** NULL when out of memory. */
+GuardedBuf *guarded_alloc(size_t bytes, size_t align, bool zero);
+void guarded_free(GuardedBuf *b);
+/* The buffer's data (bytes long). */
+void *guarded_data(const GuardedBuf *b);
+/* Whether b really has guard regions (false after the malloc fallback). */
+bool guarded_is_fenced(const GuardedBuf *b);
+
+/* The live guarded buffer whose mapping (guards included) contains addr:
+** its data and size in *data and *bytes. False when none does. Scans every
+** live buffer: for reporting a fault, not for fast paths. Thread-safe. */
+bool guarded_find(const void *addr, void **data, size_t *bytes);
+
+#endif
