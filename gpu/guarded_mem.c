@@ -48,10 +48,15 @@ static size_t page_size(void) {
     return page;
 }
 
-/* Guards wide enough for the usual overshoots (a[n], a[i + n] for a grid a
-** little larger than the array), bounded so that many arrays still fit an
-** address-space limit. */
-static size_t guard_for(size_t bytes) { return bytes <= ((size_t)1 << 20) ? (size_t)64 << 10 : (size_t)1 << 20; }
+/* Guards as wide as the buffer (at least 1 MiB, at most 256 MiB): an
+** overshoot by up to the array's own size (a[i + n], a grid twice too big)
+** faults instead of reaching the next mapping. They cost address space
+** only (PROT_NONE, no memory, no page tables). */
+static size_t guard_for(size_t bytes) {
+    size_t lo = (size_t)1 << 20, hi = (size_t)256 << 20, page = page_size();
+    size_t g = bytes < lo ? lo : bytes > hi ? hi : bytes;
+    return (g + page - 1) / page * page;
+}
 
 /* Places the data of b (bytes, align) so that it ends where the upper guard begins. */
 static void place(GuardedBuf *b, size_t bytes, size_t align) {
@@ -119,7 +124,10 @@ GuardedBuf *guarded_alloc(size_t bytes, size_t align, bool zero) {
     if (!b) b = map_new(bytes, pages);
     if (!b) return heap_new(bytes, align, zero);
     place(b, bytes, align);
-    if (reused && zero) memset(b->data, 0, bytes);
+    if (reused) { /* the redzone must start clean; a fresh mapping is zeroed */
+        memset(b->map + b->guard, 0, (size_t)(b->data - (b->map + b->guard)));
+        if (zero) memset(b->data, 0, bytes);
+    }
     pthread_mutex_lock(&mu);
     b->prev = NULL;
     b->next = live;
@@ -153,6 +161,21 @@ void guarded_free(GuardedBuf *b) {
 }
 
 void *guarded_data(const GuardedBuf *b) { return b->data; }
+
+bool guarded_redzone_clean(GuardedBuf *b) {
+    static const char zeros[4096];
+    if (!b->map) return true;
+    char *lo = b->map + b->guard;
+    size_t n = (size_t)(b->data - lo);
+    for (size_t k = 0; k < n; k += sizeof zeros) {
+        size_t m = n - k < sizeof zeros ? n - k : sizeof zeros;
+        if (memcmp(lo + k, zeros, m) != 0) {
+            memset(lo, 0, n);
+            return false;
+        }
+    }
+    return true;
+}
 
 bool guarded_is_fenced(const GuardedBuf *b) { return b->map != NULL; }
 

@@ -3,12 +3,14 @@
 ** arrays kernels use on the CPU device.
 **
 ** A kernel that indexes past either end of such a buffer touches a guard
-** page and faults; the CPU device's fault handler (cpu_device.c) turns the
-** fault into a failed launch instead of letting the write land in another
-** array or in the interpreter's heap. The data ends exactly where the upper
-** guard begins (its start is aligned to the element size asked for), so
-** a[n] faults for every dtype. Guards are 64 KiB on each side for buffers up
-** to 1 MiB and 1 MiB above that: they cost address space, not memory.
+** region and faults; the CPU device's fault handler (cpu_device.c) turns
+** the fault into a failed launch instead of letting the write land in
+** another array or in the interpreter's heap. The data ends exactly where
+** the upper guard begins (its start is aligned to the element size asked
+** for), so a[n] faults for every dtype. Below the data, the rest of its
+** first page is a zeroed redzone (checked after each launch) before the
+** lower guard. Each guard is as wide as the buffer, at least 1 MiB and at
+** most 256 MiB: guards cost address space, not memory.
 **
 ** Freed buffers of up to 16 data pages are kept for reuse (no system call
 ** on the next allocation of that size). When the kernel refuses a mapping
@@ -30,6 +32,10 @@ GuardedBuf *guarded_alloc(size_t bytes, size_t align, bool zero);
 void guarded_free(GuardedBuf *b);
 /* The buffer's data (bytes long). */
 void *guarded_data(const GuardedBuf *b);
+/* The data sits at the end of its pages: the bytes before it, down to the
+** lower guard, are a redzone kept zero. False when something wrote there
+** (an index a little below 0); the redzone is then zeroed again. */
+bool guarded_redzone_clean(GuardedBuf *b);
 /* Whether b really has guard regions (false after the malloc fallback). */
 bool guarded_is_fenced(const GuardedBuf *b);
 

@@ -135,8 +135,29 @@ int cuda_cpu_stage(VM *vm, int argc, const Value *argv, Value *out) {
     return pushed;
 }
 
-void cuda_cpu_unstage(VM *vm, int argc, const Value *argv, const Value *staged) {
+/* The fenced buffer behind a (a device array's data, a staged copy), or NULL. */
+static FencedMem *fenced_of(VM *vm, NDArray *a) {
+    if (!a || !IS_OBJ(a->base) || AS_OBJ(a->base)->type != vm->cuda->t_fenced) return NULL;
+    return (FencedMem *)AS_OBJ(a->base);
+}
+
+static const char *param_name(const Proto *p, int i) {
+    return p && i < p->nlocals && p->varnames[i] ? p->varnames[i]->chars : "?";
+}
+
+static const char *const FAULT_HINT = "(CPU device; @cuda.jit(debug=True) reports the index and the thread)";
+
+bool cuda_cpu_unstage(VM *vm, const char *kernel, const Proto *p, int argc, const Value *argv, const Value *staged,
+                      char *msg, size_t size) {
+    bool dirty = false;
     for (int i = 0; i < argc; i++) {
+        FencedMem *f = fenced_of(vm, cuda_array_of(vm, staged[i]));
+        if (f && f->buf && !guarded_redzone_clean(f->buf) && !dirty) {
+            dirty = true;
+            if (msg)
+                snprintf(msg, size, "kernel '%s' wrote out of bounds of array '%s' (below its first element) %s",
+                         kernel, param_name(p, i), FAULT_HINT);
+        }
         if (!is_staged(argv[i], staged[i])) continue;
         NDArray *a = (NDArray *)AS_OBJ(argv[i]);
         NDArray *root = owning_root(vm, a);
@@ -149,6 +170,7 @@ void cuda_cpu_unstage(VM *vm, int argc, const Value *argv, const Value *staged) 
         /* the copy was never visible to the program: back to the cache now */
         fenced_finalize(vm, AS_OBJ(s->base));
     }
+    return dirty;
 }
 
 void cuda_cpu_fault_message(VM *vm, const char *kernel, const Proto *p, int argc, const Value *argv, CpuDevice *dev,
@@ -156,19 +178,18 @@ void cuda_cpu_fault_message(VM *vm, const char *kernel, const Proto *p, int argc
     int access;
     void *addr = gpu_cpu_fault_addr(dev, &access);
     const char *verb = access == GPU_CPU_ACCESS_WRITE ? "wrote" : access == GPU_CPU_ACCESS_READ ? "read" : "accessed";
-    const char *hint = "(CPU device; @cuda.jit(debug=True) reports the index and the thread)";
     void *data;
     size_t bytes;
     if (guarded_find(addr, &data, &bytes))
         for (int i = 0; i < argc; i++) {
             NDArray *a = cuda_array_of(vm, argv[i]);
             if (!a || a->data < (char *)data || a->data > (char *)data + bytes) continue;
-            const char *name = p && i < p->nlocals && p->varnames[i] ? p->varnames[i]->chars : "?";
-            snprintf(msg, size, "kernel '%s' %s out of bounds of array '%s' %s", kernel, verb, name, hint);
+            snprintf(msg, size, "kernel '%s' %s out of bounds of array '%s' %s", kernel, verb, param_name(p, i),
+                     FAULT_HINT);
             return;
         }
     snprintf(msg, size, "kernel '%s' %s an invalid address (%p), outside every array it was given %s", kernel, verb,
-             addr, hint);
+             addr, FAULT_HINT);
 }
 
 /* ------------------------------------------------------------ GPU memory */

@@ -951,7 +951,8 @@ static Value launch_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs
     jit_debug_reset(k);
     int rc = gpu_cpu_launch_tree(st->device, &cl, err, sizeof err); /* with the grids it launches */
     if (rc == GPU_CPU_FAULT) cuda_cpu_fault_message(vm, disp_name(d), p, argc, staged, st->device, err, sizeof err);
-    cuda_cpu_unstage(vm, argc, argv, staged);
+    if (cuda_cpu_unstage(vm, disp_name(d), p, argc, argv, staged, rc ? NULL : err, sizeof err) && !rc)
+        rc = GPU_CPU_FAULT; /* a write just below an array */
     vm_pop_roots(vm, nstaged);
     if (rc == GPU_CPU_CHILD_INDEX_ERROR || rc == GPU_CPU_FAULT) vm_raise_kind(vm, IndexError, "%s", err);
     if (rc != 0) vm_raise_kind(vm, RuntimeError, "launch of kernel '%s' failed: %s", disp_name(d), err);

@@ -104,9 +104,12 @@ CUdeviceptr cuda_devarray_ptr(VM *vm, Value v);
 ** it cannot index into the heap next to them. cuda_cpu_stage fills out[i]
 ** with argv[i] or its copy (a view of the same shape and strides; arguments
 ** sharing a buffer share one copy) and returns how many GC roots it pushed;
-** cuda_cpu_unstage writes the copies back after the launch and frees them. */
+** cuda_cpu_unstage, after the launch, writes the copies back and frees
+** them, and checks the redzone below every fenced argument: true when one
+** was written (the IndexError's message in msg unless msg is NULL). */
 int cuda_cpu_stage(VM *vm, int argc, const Value *argv, Value *out);
-void cuda_cpu_unstage(VM *vm, int argc, const Value *argv, const Value *staged);
+bool cuda_cpu_unstage(VM *vm, const char *kernel, const Proto *p, int argc, const Value *argv, const Value *staged,
+                      char *msg, size_t size);
 /* CPU device: the message of the IndexError for a launch of kernel that
 ** ended in GPU_CPU_FAULT, naming the array argument (of p's parameters,
 ** values argv: the staged ones) whose guard region the access hit. */
