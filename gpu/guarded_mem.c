@@ -1,11 +1,25 @@
 /*
 ** guarded_mem.c — buffers fenced by guard regions (see guarded_mem.h).
 **
-** One mapping per buffer: [guard][data pages][guard], mapped PROT_NONE and
-** then opened for reading and writing over the data pages only. Freed
-** small buffers go to a per-size cache, because to_device and device_array
-** of a few elements in a loop would otherwise pay an mmap, an mprotect and
-** a munmap each (several microseconds with worker threads alive).
+** Big buffers (more than SLOT_MAX_PAGES pages) get a mapping each:
+** [guard][data pages][guard], mapped PROT_NONE and then opened for reading
+** and writing over the data pages only.
+**
+** Small buffers come from slabs, because a mapping per buffer costs three
+** system calls (mmap, mprotect, munmap: tens of microseconds in some
+** sandboxes), and to_device or device_array of a few elements in a loop
+** would pay them all. A slab of one size class (1, 2, 4, 8 or 16 pages) is
+** SLAB_SLOTS slots laid out [guard][slot][guard][slot]...[guard]; a slot is
+** opened (one mprotect) the first time it is used and then stays open: a
+** freed slot goes to its class's free list and is handed out again with no
+** system call. The guard between two slots is shared: a fault in its lower
+** half is attributed to the slot below (an index past the end), in its
+** upper half to the slot above (an index below the start).
+**
+** Every open slot and every big mapping costs two or three kernel memory
+** areas (vm.max_map_count is 65530 by default, shared with malloc and
+** thread stacks), so at most MAX_SLOTS slots are ever opened; past that,
+** small buffers fall back to malloc, unguarded.
 */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE, MADV_HUGEPAGE */
@@ -20,24 +34,30 @@
 #include <unistd.h>
 
 enum {
-    CACHE_PAGES = 16, /* buffers of up to this many data pages are cached when freed */
-    CACHE_DEPTH = 64, /* at most this many per page count */
+    NCLASSES = 5,        /* slot sizes 1, 2, 4, 8, 16 pages */
+    SLOT_MAX_PAGES = 16,
+    SLAB_SLOTS = 64,
+    MAX_SLOTS = 8192,    /* slots opened, all classes together */
 };
 
+#define SLAB_GUARD ((size_t)1 << 20) /* between slots: overshoots up to 512 KiB are attributed right */
+
 struct GuardedBuf {
-    char *map;      /* the whole mapping; NULL for the malloc fallback */
+    char *lo, *hi;  /* addresses attributed to this buffer: its data pages and guards (or halves of them) */
+    char *map;      /* a big buffer's own mapping (NULL for slots and the malloc fallback) */
     size_t map_len;
-    size_t guard;   /* bytes of each guard */
-    size_t pages;   /* data pages between the guards */
+    char *area;     /* the data pages (NULL for the malloc fallback) */
+    size_t pages;
+    int cls;        /* slot class, or -1 */
     char *data;
     size_t bytes;
-    GuardedBuf *prev, *next; /* live buffers, or the cache list (next only) */
+    GuardedBuf *prev, *next; /* live buffers, or a class's free list (next only) */
 };
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static GuardedBuf *live;
-static GuardedBuf *cache[CACHE_PAGES + 1];
-static int cached[CACHE_PAGES + 1];
+static GuardedBuf *free_slots[NCLASSES];
+static int slots_opened;
 
 static size_t page_size(void) {
     static size_t page;
@@ -48,19 +68,19 @@ static size_t page_size(void) {
     return page;
 }
 
-/* Guards as wide as the buffer (at least 1 MiB, at most 256 MiB): an
-** overshoot by up to the array's own size (a[i + n], a grid twice too big)
-** faults instead of reaching the next mapping. They cost address space
-** only (PROT_NONE, no memory, no page tables). */
+/* A big buffer's guards: as wide as the buffer (at least 1 MiB, at most
+** 256 MiB), so that an overshoot by up to the array's own size (a[i + n], a
+** grid twice too big) faults instead of reaching the next mapping. They
+** cost address space only (PROT_NONE: no memory, no page tables). */
 static size_t guard_for(size_t bytes) {
     size_t lo = (size_t)1 << 20, hi = (size_t)256 << 20, page = page_size();
     size_t g = bytes < lo ? lo : bytes > hi ? hi : bytes;
     return (g + page - 1) / page * page;
 }
 
-/* Places the data of b (bytes, align) so that it ends where the upper guard begins. */
+/* Places the data of b (bytes, align) so that it ends where its pages end. */
 static void place(GuardedBuf *b, size_t bytes, size_t align) {
-    uintptr_t end = (uintptr_t)b->map + b->guard + b->pages * page_size();
+    uintptr_t end = (uintptr_t)b->area + b->pages * page_size();
     b->data = (char *)((end - bytes) & ~(uintptr_t)(align - 1));
     b->bytes = bytes;
 }
@@ -69,7 +89,7 @@ static GuardedBuf *map_new(size_t bytes, size_t pages) {
     size_t guard = guard_for(bytes), page = page_size();
     if (pages > (SIZE_MAX - 2 * guard) / page) return NULL;
     size_t len = 2 * guard + pages * page;
-    GuardedBuf *b = malloc(sizeof *b);
+    GuardedBuf *b = calloc(1, sizeof *b);
     if (!b) return NULL;
     void *m = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (m == MAP_FAILED) {
@@ -86,8 +106,62 @@ static GuardedBuf *map_new(size_t bytes, size_t pages) {
 #endif
     b->map = m;
     b->map_len = len;
-    b->guard = guard;
+    b->lo = m;
+    b->hi = (char *)m + len;
+    b->area = (char *)m + guard;
     b->pages = pages;
+    b->cls = -1;
+    return b;
+}
+
+/* Maps a slab of class cls and puts its (unopened) slots on the free list.
+** Called with mu held. */
+static bool slab_new(int cls) {
+    size_t page = page_size(), slot = ((size_t)1 << cls) * page, stride = slot + SLAB_GUARD;
+    size_t len = SLAB_GUARD + SLAB_SLOTS * stride;
+    GuardedBuf *bs = calloc(SLAB_SLOTS, sizeof *bs);
+    if (!bs) return false;
+    char *m = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) {
+        free(bs);
+        return false;
+    }
+    for (int i = SLAB_SLOTS - 1; i >= 0; i--) {
+        GuardedBuf *b = &bs[i];
+        b->area = m + SLAB_GUARD + (size_t)i * stride;
+        b->lo = b->area - SLAB_GUARD / 2;
+        b->hi = b->area + slot + SLAB_GUARD / 2;
+        b->pages = (size_t)1 << cls;
+        b->cls = cls;
+        b->data = NULL; /* not opened yet */
+        b->next = free_slots[cls];
+        free_slots[cls] = b;
+    }
+    return true; /* slabs live as long as the process */
+}
+
+/* A free slot of class cls, opened; NULL when none can be had. *fresh
+** tells whether it was just opened (its pages are zero). */
+static GuardedBuf *slot_take(int cls, bool *fresh) {
+    *fresh = false;
+    pthread_mutex_lock(&mu);
+    GuardedBuf *b = free_slots[cls];
+    if (!b && slots_opened < MAX_SLOTS && slab_new(cls)) b = free_slots[cls];
+    if (b && !b->data) { /* never opened */
+        if (slots_opened >= MAX_SLOTS ||
+            mprotect(b->area, b->pages * page_size(), PROT_READ | PROT_WRITE) != 0) {
+            pthread_mutex_unlock(&mu);
+            return NULL;
+        }
+        slots_opened++;
+        b->data = b->area; /* marks it opened */
+        *fresh = true;
+        free_slots[cls] = b->next;
+        pthread_mutex_unlock(&mu);
+        return b;
+    }
+    if (b) free_slots[cls] = b->next;
+    pthread_mutex_unlock(&mu);
     return b;
 }
 
@@ -103,29 +177,29 @@ static GuardedBuf *heap_new(size_t bytes, size_t align, bool zero) {
     if (zero) memset(p, 0, bytes);
     b->data = p;
     b->bytes = bytes;
+    b->cls = -1;
     return b;
 }
 
 GuardedBuf *guarded_alloc(size_t bytes, size_t align, bool zero) {
     if (align == 0 || (align & (align - 1)) || align > 4096) align = 16;
     size_t page = page_size();
-    if (bytes > SIZE_MAX - page) return NULL;
-    size_t pages = (bytes + align + page - 1) / page;
-    pthread_mutex_lock(&mu);
+    if (bytes > SIZE_MAX - 2 * page) return NULL;
+    size_t pages = (bytes + align - 1 + page - 1) / page;
+    if (pages == 0) pages = 1;
     GuardedBuf *b = NULL;
-    bool reused = false;
-    if (pages <= CACHE_PAGES && cache[pages]) {
-        b = cache[pages];
-        cache[pages] = b->next;
-        cached[pages]--;
-        reused = true;
+    bool fresh = true;
+    if (pages <= SLOT_MAX_PAGES) {
+        int cls = 0;
+        while (((size_t)1 << cls) < pages) cls++;
+        b = slot_take(cls, &fresh);
+    } else {
+        b = map_new(bytes, pages);
     }
-    pthread_mutex_unlock(&mu);
-    if (!b) b = map_new(bytes, pages);
     if (!b) return heap_new(bytes, align, zero);
     place(b, bytes, align);
-    if (reused) { /* the redzone must start clean; a fresh mapping is zeroed */
-        memset(b->map + b->guard, 0, (size_t)(b->data - (b->map + b->guard)));
+    if (!fresh) { /* a reused slot: the redzone starts clean, the data when asked */
+        memset(b->area, 0, (size_t)(b->data - b->area));
         if (zero) memset(b->data, 0, bytes);
     }
     pthread_mutex_lock(&mu);
@@ -139,7 +213,7 @@ GuardedBuf *guarded_alloc(size_t bytes, size_t align, bool zero) {
 
 void guarded_free(GuardedBuf *b) {
     if (!b) return;
-    if (!b->map) {
+    if (!b->area) {
         free(b->data);
         free(b);
         return;
@@ -148,43 +222,41 @@ void guarded_free(GuardedBuf *b) {
     if (b->prev) b->prev->next = b->next;
     else live = b->next;
     if (b->next) b->next->prev = b->prev;
-    bool keep = b->pages <= CACHE_PAGES && cached[b->pages] < CACHE_DEPTH;
-    if (keep) {
-        b->next = cache[b->pages];
-        cache[b->pages] = b;
-        cached[b->pages]++;
+    if (b->cls >= 0) {
+        b->prev = NULL;
+        b->next = free_slots[b->cls];
+        free_slots[b->cls] = b;
     }
     pthread_mutex_unlock(&mu);
-    if (keep) return;
+    if (b->cls >= 0) return;
     munmap(b->map, b->map_len);
     free(b);
 }
 
 void *guarded_data(const GuardedBuf *b) { return b->data; }
 
+bool guarded_is_fenced(const GuardedBuf *b) { return b->area != NULL; }
+
 bool guarded_redzone_clean(GuardedBuf *b) {
     static const char zeros[4096];
-    if (!b->map) return true;
-    char *lo = b->map + b->guard;
-    size_t n = (size_t)(b->data - lo);
+    if (!b->area) return true;
+    size_t n = (size_t)(b->data - b->area);
     for (size_t k = 0; k < n; k += sizeof zeros) {
         size_t m = n - k < sizeof zeros ? n - k : sizeof zeros;
-        if (memcmp(lo + k, zeros, m) != 0) {
-            memset(lo, 0, n);
+        if (memcmp(b->area + k, zeros, m) != 0) {
+            memset(b->area, 0, n);
             return false;
         }
     }
     return true;
 }
 
-bool guarded_is_fenced(const GuardedBuf *b) { return b->map != NULL; }
-
 bool guarded_find(const void *addr, void **data, size_t *bytes) {
-    uintptr_t a = (uintptr_t)addr;
+    const char *a = addr;
     bool found = false;
     pthread_mutex_lock(&mu);
     for (GuardedBuf *b = live; b; b = b->next)
-        if (a >= (uintptr_t)b->map && a - (uintptr_t)b->map < b->map_len) {
+        if (b->area && a >= b->lo && a < b->hi) {
             *data = b->data;
             *bytes = b->bytes;
             found = true;

@@ -12,10 +12,10 @@
 ** lower guard. Each guard is as wide as the buffer, at least 1 MiB and at
 ** most 256 MiB: guards cost address space, not memory.
 **
-** Freed buffers of up to 16 data pages are kept for reuse (no system call
-** on the next allocation of that size). When the kernel refuses a mapping
-** (too many mappings, an address-space limit) the allocation falls back to
-** malloc: the buffer then works but is unguarded.
+** Buffers of up to 16 pages come from slabs of slots reused without
+** system calls (see guarded_mem.c). When the kernel refuses a mapping (too
+** many mappings, an address-space limit) or 8192 slots are in use, the
+** allocation falls back to malloc: the buffer then works but is unguarded.
 */
 #ifndef GPY_GUARDED_MEM_H
 #define GPY_GUARDED_MEM_H
