@@ -197,9 +197,12 @@ GuardedBuf *guarded_alloc(size_t bytes, size_t align, bool zero) {
         b = map_new(bytes, pages);
     }
     if (!b) return heap_new(bytes, align, zero);
+    char *old = b->data; /* a reused slot: where its last data started */
     place(b, bytes, align);
-    if (!fresh) { /* a reused slot: the redzone starts clean, the data when asked */
-        memset(b->area, 0, (size_t)(b->data - b->area));
+    if (!fresh) {
+        /* the redzone was left clean (checked after each launch) except
+        ** where the last buffer's data was */
+        if (old < b->data) memset(old, 0, (size_t)(b->data - old));
         if (zero) memset(b->data, 0, bytes);
     }
     pthread_mutex_lock(&mu);

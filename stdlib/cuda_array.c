@@ -58,21 +58,29 @@ static void fenced_finalize(VM *vm, Obj *o) {
     f->buf = NULL;
 }
 
-/* Gives the descriptor a (data NULL, contiguous strides) a fenced buffer,
-** zeroed when zero is set. */
-static NDArray *cpu_fenced(VM *vm, NDArray *a, bool zero) {
-    size_t isz = nd_itemsize(a->dtype), bytes = (size_t)a->size * isz;
-    vm_push_root(vm, OBJ_VAL(a));
+/* A fenced buffer of bytes (its data aligned to align), zeroed when zero is set. */
+static FencedMem *fenced_new(VM *vm, size_t bytes, size_t align, bool zero) {
     FencedMem *f = gc_alloc_obj(vm, vm->cuda->t_fenced, sizeof(FencedMem));
-    a->base = OBJ_VAL(f);
-    f->buf = guarded_alloc(bytes, isz, zero);
+    f->buf = guarded_alloc(bytes, align, zero);
     if (!f->buf) {
+        vm_push_root(vm, OBJ_VAL(f));
         gc_collect(vm);
-        f->buf = guarded_alloc(bytes, isz, zero);
+        f->buf = guarded_alloc(bytes, align, zero);
         if (!f->buf) vm_raise_kind(vm, MemoryError, "cannot allocate %zu bytes for a device array", bytes);
+        vm_pop_roots(vm, 1);
     }
     f->bytes = bytes;
     gc_account_external(vm, (ptrdiff_t)bytes);
+    return f;
+}
+
+/* Gives the descriptor a (data NULL, contiguous strides) a fenced buffer,
+** zeroed when zero is set. */
+static NDArray *cpu_fenced(VM *vm, NDArray *a, bool zero) {
+    vm_push_root(vm, OBJ_VAL(a));
+    size_t isz = nd_itemsize(a->dtype);
+    FencedMem *f = fenced_new(vm, (size_t)a->size * isz, isz, zero);
+    a->base = OBJ_VAL(f);
     a->data = guarded_data(f->buf);
     vm_pop_roots(vm, 1);
     return a;
@@ -120,13 +128,14 @@ int cuda_cpu_stage(VM *vm, int argc, const Value *argv, Value *out) {
             }
         }
         if (!copy) {
-            int64_t n = (int64_t)root->nbytes_owned;
-            NDArray *buf = cpu_fenced(vm, nd_wrap(vm, ND_UINT8, NULL, 1, &n, NULL, NONE_VAL), false);
-            memcpy(buf->data, root->data, root->nbytes_owned);
-            copy = buf->data;
-            owner = buf->base;
+            FencedMem *f = fenced_new(vm, root->nbytes_owned, nd_itemsize(root->dtype), false);
+            copy = guarded_data(f->buf);
+            memcpy(copy, root->data, root->nbytes_owned);
+            owner = OBJ_VAL(f);
         }
+        vm_push_root(vm, owner);
         NDArray *v = nd_wrap(vm, a->dtype, copy + (a->data - root->data), a->ndim, a->shape, a->strides, owner);
+        vm_pop_roots(vm, 1);
         v->flags = a->flags;
         vm_push_root(vm, OBJ_VAL(v));
         pushed++;
