@@ -40,6 +40,8 @@ enum {
     MAX_SLOTS = 8192,    /* slots opened, all classes together */
 };
 
+/* The bytes below the data checked after each launch (guarded_mem.h). */
+#define REDZONE 256
 #define SLAB_GUARD ((size_t)1 << 20) /* between slots: overshoots up to 512 KiB are attributed right */
 
 struct GuardedBuf {
@@ -197,12 +199,10 @@ GuardedBuf *guarded_alloc(size_t bytes, size_t align, bool zero) {
         b = map_new(bytes, pages);
     }
     if (!b) return heap_new(bytes, align, zero);
-    char *old = b->data; /* a reused slot: where its last data started */
     place(b, bytes, align);
-    if (!fresh) {
-        /* the redzone was left clean (checked after each launch) except
-        ** where the last buffer's data was */
-        if (old < b->data) memset(old, 0, (size_t)(b->data - old));
+    if (!fresh) { /* a reused slot: its redzone starts clean, its data when asked */
+        char *rz = b->data - b->area > REDZONE ? b->data - REDZONE : b->area;
+        memset(rz, 0, (size_t)(b->data - rz));
         if (zero) memset(b->data, 0, bytes);
     }
     pthread_mutex_lock(&mu);
@@ -241,17 +241,13 @@ void *guarded_data(const GuardedBuf *b) { return b->data; }
 bool guarded_is_fenced(const GuardedBuf *b) { return b->area != NULL; }
 
 bool guarded_redzone_clean(GuardedBuf *b) {
-    static const char zeros[4096];
+    static const char zeros[REDZONE];
     if (!b->area) return true;
-    size_t n = (size_t)(b->data - b->area);
-    for (size_t k = 0; k < n; k += sizeof zeros) {
-        size_t m = n - k < sizeof zeros ? n - k : sizeof zeros;
-        if (memcmp(b->area + k, zeros, m) != 0) {
-            memset(b->area, 0, n);
-            return false;
-        }
-    }
-    return true;
+    char *rz = b->data - b->area > REDZONE ? b->data - REDZONE : b->area;
+    size_t n = (size_t)(b->data - rz);
+    if (memcmp(rz, zeros, n) == 0) return true;
+    memset(rz, 0, n);
+    return false;
 }
 
 bool guarded_find(const void *addr, void **data, size_t *bytes) {

@@ -8,8 +8,8 @@
 ** another array or in the interpreter's heap. The data ends exactly where
 ** the upper guard begins (its start is aligned to the element size asked
 ** for), so a[n] faults for every dtype. Below the data, the rest of its
-** first page is a zeroed redzone (checked after each launch) before the
-** lower guard. Each guard is as wide as the buffer, at least 1 MiB and at
+** first page comes before the lower guard; its last 256 bytes are a
+** redzone checked after each launch. Each guard is as wide as the buffer, at least 1 MiB and at
 ** most 256 MiB: guards cost address space, not memory.
 **
 ** Buffers of up to 16 pages come from slabs of slots reused without
@@ -32,9 +32,10 @@ GuardedBuf *guarded_alloc(size_t bytes, size_t align, bool zero);
 void guarded_free(GuardedBuf *b);
 /* The buffer's data (bytes long). */
 void *guarded_data(const GuardedBuf *b);
-/* The data sits at the end of its pages: the bytes before it, down to the
-** lower guard, are a redzone kept zero. False when something wrote there
-** (an index a little below 0); the redzone is then zeroed again. */
+/* The data sits at the end of its pages; the rest of its first page
+** belongs to no one (a write there harms nothing). Its last 256 bytes, just
+** below the data, are a redzone kept zero: false when something wrote
+** there (an index a little below 0); the redzone is then zeroed again. */
 bool guarded_redzone_clean(GuardedBuf *b);
 /* Whether b really has guard regions (false after the malloc fallback). */
 bool guarded_is_fenced(const GuardedBuf *b);
