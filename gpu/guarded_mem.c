@@ -3,7 +3,8 @@
 **
 ** Big buffers (more than SLOT_MAX_PAGES pages) get a mapping each:
 ** [guard][data pages][guard], mapped PROT_NONE and then opened for reading
-** and writing over the data pages only.
+** and writing over the data pages only; a few freed ones are kept for the
+** next buffer of the same page count.
 **
 ** Small buffers come from slabs, because a mapping per buffer costs three
 ** system calls (mmap, mprotect, munmap: tens of microseconds in some
@@ -27,6 +28,7 @@
 #include "guarded_mem.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +59,7 @@ struct GuardedBuf {
 };
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static GuardedBuf *live;
+static GuardedBuf *live[2]; /* [0] big buffers, [1] slots */
 static GuardedBuf *free_slots[NCLASSES];
 static int slots_opened;
 
@@ -68,6 +70,41 @@ static size_t page_size(void) {
         page = p > 0 ? (size_t)p : 4096;
     }
     return page;
+}
+
+/* Freed big mappings kept for a buffer of the same page count: host code
+** makes temporaries of one size in a loop, and the collector frees them in
+** batches, so a fresh mapping (and fresh page faults) each time made
+** `a + b` on 80 KB arrays ten times slower. Kept in BIG_BUCKETS lists by
+** page count, BIG_CACHE_BYTES of data pages in all. */
+enum { BIG_BUCKETS = 64 };
+#define BIG_CACHE_BYTES ((size_t)256 << 20)
+static GuardedBuf *big_cache[BIG_BUCKETS];
+static size_t big_cached_bytes;
+
+/* A cached big mapping of exactly pages data pages, or NULL. */
+static GuardedBuf *big_take(size_t pages) {
+    GuardedBuf *b = NULL;
+    pthread_mutex_lock(&mu);
+    for (GuardedBuf **p = &big_cache[pages % BIG_BUCKETS]; *p; p = &(*p)->next)
+        if ((*p)->pages == pages) {
+            b = *p;
+            *p = b->next;
+            big_cached_bytes -= pages * page_size();
+            break;
+        }
+    pthread_mutex_unlock(&mu);
+    return b;
+}
+
+/* Keeps b for reuse if there is room; false when the caller must unmap it. Called with mu held. */
+static bool big_keep(GuardedBuf *b) {
+    size_t bytes = b->pages * page_size();
+    if (bytes > BIG_CACHE_BYTES - big_cached_bytes) return false;
+    b->next = big_cache[b->pages % BIG_BUCKETS];
+    big_cache[b->pages % BIG_BUCKETS] = b;
+    big_cached_bytes += bytes;
+    return true;
 }
 
 /* A big buffer's guards: as wide as the buffer (at least 1 MiB, at most
@@ -183,7 +220,8 @@ static GuardedBuf *heap_new(size_t bytes, size_t align, bool zero) {
     return b;
 }
 
-GuardedBuf *guarded_alloc(size_t bytes, size_t align, bool zero) {
+/* guarded_alloc; small buffers come from slots when slots is set. */
+static GuardedBuf *alloc_buf(size_t bytes, size_t align, bool zero, bool slots) {
     if (align == 0 || (align & (align - 1)) || align > 4096) align = 16;
     size_t page = page_size();
     if (bytes > SIZE_MAX - 2 * page) return NULL;
@@ -191,28 +229,33 @@ GuardedBuf *guarded_alloc(size_t bytes, size_t align, bool zero) {
     if (pages == 0) pages = 1;
     GuardedBuf *b = NULL;
     bool fresh = true;
-    if (pages <= SLOT_MAX_PAGES) {
+    if (slots && pages <= SLOT_MAX_PAGES) {
         int cls = 0;
         while (((size_t)1 << cls) < pages) cls++;
         b = slot_take(cls, &fresh);
     } else {
-        b = map_new(bytes, pages);
+        b = big_take(pages);
+        fresh = !b;
+        if (!b) b = map_new(bytes, pages);
     }
     if (!b) return heap_new(bytes, align, zero);
     place(b, bytes, align);
-    if (!fresh) { /* a reused slot: its redzone starts clean, its data when asked */
+    if (!fresh) { /* reused: its redzone starts clean, its data when asked */
         char *rz = b->data - b->area > REDZONE ? b->data - REDZONE : b->area;
         memset(rz, 0, (size_t)(b->data - rz));
         if (zero) memset(b->data, 0, bytes);
     }
+    GuardedBuf **head = &live[b->cls >= 0];
     pthread_mutex_lock(&mu);
     b->prev = NULL;
-    b->next = live;
-    if (live) live->prev = b;
-    live = b;
+    b->next = *head;
+    if (*head) (*head)->prev = b;
+    *head = b;
     pthread_mutex_unlock(&mu);
     return b;
 }
+
+GuardedBuf *guarded_alloc(size_t bytes, size_t align, bool zero) { return alloc_buf(bytes, align, zero, true); }
 
 void guarded_free(GuardedBuf *b) {
     if (!b) return;
@@ -223,15 +266,18 @@ void guarded_free(GuardedBuf *b) {
     }
     pthread_mutex_lock(&mu);
     if (b->prev) b->prev->next = b->next;
-    else live = b->next;
+    else live[b->cls >= 0] = b->next;
     if (b->next) b->next->prev = b->prev;
+    bool kept = true;
     if (b->cls >= 0) {
         b->prev = NULL;
         b->next = free_slots[b->cls];
         free_slots[b->cls] = b;
+    } else {
+        kept = big_keep(b);
     }
     pthread_mutex_unlock(&mu);
-    if (b->cls >= 0) return;
+    if (kept) return;
     munmap(b->map, b->map_len);
     free(b);
 }
@@ -254,13 +300,38 @@ bool guarded_find(const void *addr, void **data, size_t *bytes) {
     const char *a = addr;
     bool found = false;
     pthread_mutex_lock(&mu);
-    for (GuardedBuf *b = live; b; b = b->next)
-        if (b->area && a >= b->lo && a < b->hi) {
-            *data = b->data;
-            *bytes = b->bytes;
-            found = true;
-            break;
-        }
+    for (int k = 0; k < 2 && !found; k++)
+        for (GuardedBuf *b = live[k]; b; b = b->next)
+            if (a >= b->lo && a < b->hi) {
+                *data = b->data;
+                *bytes = b->bytes;
+                found = true;
+                break;
+            }
     pthread_mutex_unlock(&mu);
     return found;
+}
+
+static atomic_bool host_fenced;
+
+void guarded_host_enable(void) { atomic_store(&host_fenced, true); }
+
+void *guarded_host_alloc(size_t bytes, size_t align) {
+    if (bytes <= GUARDED_HOST_MIN || !atomic_load_explicit(&host_fenced, memory_order_relaxed)) return NULL;
+    GuardedBuf *b = alloc_buf(bytes, align, false, false); /* a mapping of its own: guarded_host_free finds it */
+    if (b && !b->area) { /* no mapping to be had: let the caller's malloc report it */
+        guarded_free(b);
+        return NULL;
+    }
+    return b ? b->data : NULL;
+}
+
+bool guarded_host_free(void *data) {
+    GuardedBuf *found = NULL;
+    pthread_mutex_lock(&mu);
+    for (GuardedBuf *b = live[0]; b && !found; b = b->next)
+        if (b->data == data) found = b;
+    pthread_mutex_unlock(&mu);
+    if (found) guarded_free(found);
+    return found != NULL;
 }

@@ -86,10 +86,11 @@ static NDArray *cpu_fenced(VM *vm, NDArray *a, bool zero) {
     return a;
 }
 
-/* Host arrays up to this size are run on fenced copies (below); bigger ones
-** in place. 60 KiB keeps the copies within guarded_mem's cached sizes, so
-** staging costs no system call. */
-#define STAGE_MAX ((size_t)60 << 10)
+/* Host arrays up to this size are run on fenced copies (below); bigger
+** ones are fenced where they are (nd_core.c allocates them with
+** guarded_host_alloc). 60 KiB keeps the copies within guarded_mem's slab
+** slots, so staging costs no system call. */
+#define STAGE_MAX GUARDED_HOST_MIN
 
 /* The array owning the heap buffer a's data lies in, or NULL (memory owned
 ** by something else: a device array's fenced buffer, a bytes object). */
@@ -869,6 +870,7 @@ static Value m_ravel(VM *vm, int argc, Value *argv, Dict *kwargs) {
 }
 
 void cuda_array_init(VM *vm, CudaState *st) {
+    guarded_host_enable(); /* big host arrays get guard pages from now on (nd_core.c) */
     Type *t = type_new_builtin(vm, "DeviceNDArray", vm->t_object, 0);
     t->repr = dev_repr;
     t->getattr = dev_getattr;
