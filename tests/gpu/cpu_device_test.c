@@ -377,7 +377,7 @@ static int poke(CpuDevice *d, CpuBlockFn bf, CpuThreadFn tf, float *buf, int64_t
 
 static void check_faults(CpuDevice *d) {
     enum { N = 1000 };
-    GuardedBuf *g = guarded_alloc(N * sizeof(float), sizeof(float), true), *big = guarded_alloc(1 << 24, 4, true);
+    GuardedBuf *g = guarded_alloc(N * sizeof(float), sizeof(float), true), *big = guarded_alloc(1 << 20, 4, true);
     CHECK(g && guarded_is_fenced(g) && big && guarded_is_fenced(big), "guarded_alloc");
     if (!g || !big) return;
     float *buf = guarded_data(g);
@@ -402,7 +402,7 @@ static void check_faults(CpuDevice *d) {
         CHECK(right, "a launch after a fault writes the right values (fibers %d)", fibers);
     }
     float *b = guarded_data(big);
-    int64_t nb = (1 << 24) / 4;
+    int64_t nb = (1 << 20) / 4;
     CHECK(poke(d, poke_block, NULL, b, nb / 2, nb, (uint32_t)(nb / 256), 256) == GPU_CPU_FAULT,
           "a parallel grid overshooting by half its size faults");
     CHECK(poke(d, poke_block, NULL, b, 0, nb, (uint32_t)(nb / 256), 256) == 0 && b[nb - 1] == (float)(nb - 1),
