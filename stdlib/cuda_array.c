@@ -47,7 +47,7 @@ Value cuda_devarray_wrap(VM *vm, NDArray *a) {
 typedef struct FencedMem {
     Obj obj;
     GuardedBuf *buf;
-    size_t bytes;
+    size_t bytes; /* counted toward collection */
 } FencedMem;
 
 static void fenced_finalize(VM *vm, Obj *o) {
@@ -57,6 +57,8 @@ static void fenced_finalize(VM *vm, Obj *o) {
     gc_account_external(vm, -(ptrdiff_t)f->bytes);
     f->buf = NULL;
 }
+
+#define FENCED_MIN_CHARGE ((size_t)64 << 10)
 
 /* A fenced buffer of bytes (its data aligned to align), zeroed when zero is set. */
 static FencedMem *fenced_new(VM *vm, size_t bytes, size_t align, bool zero) {
@@ -69,8 +71,11 @@ static FencedMem *fenced_new(VM *vm, size_t bytes, size_t align, bool zero) {
         if (!f->buf) vm_raise_kind(vm, MemoryError, "cannot allocate %zu bytes for a device array", bytes);
         vm_pop_roots(vm, 1);
     }
-    f->bytes = bytes;
-    gc_account_external(vm, (ptrdiff_t)bytes);
+    /* Counted as at least 64 KiB: what a small buffer holds up is a slab
+    ** slot (8192 at most) more than its bytes, and the collector must free
+    ** dead ones before the slots run out. */
+    f->bytes = bytes > FENCED_MIN_CHARGE ? bytes : FENCED_MIN_CHARGE;
+    gc_account_external(vm, (ptrdiff_t)f->bytes);
     return f;
 }
 
