@@ -76,6 +76,7 @@ typedef struct Worker {
     bool faulted;        /* the failure recorded in err was a memory fault */
     void *fault_addr;
     int fault_access;    /* GPU_CPU_ACCESS_* */
+    bool fault_stack;    /* the fault was a stack overflow */
 } Worker;
 
 struct CpuDevice {
@@ -132,10 +133,15 @@ static void on_fault(int sig, siginfo_t *si, void *uctx) {
         kernel_worker = NULL;
         w->fault_addr = si->si_addr;
         w->fault_access = GPU_CPU_ACCESS_UNKNOWN;
+        w->fault_stack = false;
 #if defined(__x86_64__) && defined(__linux__)
         /* the page-fault error code: bit 1 set for a write */
-        w->fault_access = ((ucontext_t *)uctx)->uc_mcontext.gregs[REG_ERR] & 2 ? GPU_CPU_ACCESS_WRITE
-                                                                                : GPU_CPU_ACCESS_READ;
+        const greg_t *r = ((ucontext_t *)uctx)->uc_mcontext.gregs;
+        w->fault_access = r[REG_ERR] & 2 ? GPU_CPU_ACCESS_WRITE : GPU_CPU_ACCESS_READ;
+        /* a frame too big for the stack faults just above the new stack
+        ** pointer (a big cuda.local.array): report it as such */
+        uintptr_t sp = (uintptr_t)r[REG_RSP], a = (uintptr_t)si->si_addr;
+        w->fault_stack = a + 4096 >= sp && a < sp + 65536;
 #endif
         siglongjmp(w->fault_jmp, 1);
     }
@@ -547,8 +553,15 @@ static void take_blocks(CpuDevice *d, Worker *w) {
 ** and nothing that the next launch does not set up again). */
 static void work(CpuDevice *d, Worker *w) {
     if (sigsetjmp(w->fault_jmp, 0)) {
-        w->faulted = true;
-        snprintf(w->err, sizeof w->err, "invalid memory access at %p", w->fault_addr);
+        w->faulted = !w->fault_stack;
+        if (w->fault_stack && d->launch->block_fn)
+            snprintf(w->err, sizeof w->err,
+                     "a thread overflowed the worker thread's stack (a cuda.local.array too big for the CPU device?)");
+        else if (w->fault_stack)
+            snprintf(w->err, sizeof w->err,
+                     "a thread overflowed its fiber stack of %zu bytes (a cuda.local.array too big for the CPU "
+                     "device? GPY_CPU_FIBER_STACK sets the size)", d->stack_size);
+        else snprintf(w->err, sizeof w->err, "invalid memory access at %p", w->fault_addr);
         atomic_store(&d->failed, (int)(w - d->workers) + 1);
         return;
     }
