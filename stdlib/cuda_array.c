@@ -42,7 +42,7 @@ Value cuda_devarray_wrap(VM *vm, NDArray *a) {
 
 /* The buffer behind a device array on the CPU device, fenced by guard
 ** pages (gpu/guarded_mem.h): a kernel indexing past either end faults, and
-** the launch raises (cuda_raise_cpu_fault) instead of overwriting another
+** the launch raises (cuda_cpu_fault_message) instead of overwriting another
 ** array or the interpreter's heap. */
 typedef struct FencedMem {
     Obj obj;
