@@ -3,8 +3,8 @@
 **
 ** Big buffers (more than SLOT_MAX_PAGES pages) get a mapping each:
 ** [guard][data pages][guard], mapped PROT_NONE and then opened for reading
-** and writing over the data pages only; a few freed ones are kept for the
-** next buffer of the same page count.
+** and writing over the data pages only; freed ones (256 MiB of them at
+** most) are kept for the next buffer of the same page count.
 **
 ** Small buffers come from slabs, because a mapping per buffer costs three
 ** system calls (mmap, mprotect, munmap: tens of microseconds in some
