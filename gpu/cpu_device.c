@@ -13,11 +13,14 @@
 #include "cpu_device.h"
 
 #include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "fiber.h"
@@ -68,6 +71,12 @@ typedef struct Worker {
     size_t scratch_cap;
     bool scratch_failed;
     char err[160];
+    /* out-of-bounds protection: where the fault handler resumes (work), and what it saw */
+    sigjmp_buf fault_jmp;
+    bool faulted;        /* the failure recorded in err was a memory fault */
+    void *fault_addr;
+    int fault_access;    /* GPU_CPU_ACCESS_* */
+    bool fault_stack;    /* the fault was a stack overflow */
 } Worker;
 
 struct CpuDevice {
@@ -86,6 +95,8 @@ struct CpuDevice {
     int64_t chunk;              /* blocks taken per atomic fetch */
     atomic_int_fast64_t next_block;
     atomic_int failed;
+    void *fault_addr;           /* the last launch's memory fault (GPU_CPU_FAULT) */
+    int fault_access;
     /* print() lines of the current launch, flushed in thread order at its end */
     pthread_mutex_t print_mu;
     struct PrintLine *lines;
@@ -97,6 +108,100 @@ typedef struct PrintLine {
     uint64_t seq;   /* order of the calls (per thread, calls come in program order) */
     char *text;
 } PrintLine;
+
+/* ------------------------------------------------- out-of-bounds faults */
+
+/* A kernel that indexes outside its arrays touches a guard page around a
+** device buffer (gpu/guarded_mem.c) or an unmapped address and gets SIGSEGV
+** (or SIGBUS). While a worker runs kernel code, kernel_worker points at it
+** and the handler jumps back into work(), which marks the launch failed:
+** the launch raises instead of the process dying, and the device stays
+** usable. Any other fault goes to the handler that was there before (by
+** default: the process dies of the signal, as it would without us). The
+** handler runs on an alternate stack so that a kernel overflowing its stack
+** is caught too. */
+static _Thread_local Worker *kernel_worker;
+static _Thread_local bool altstack_ready;
+static struct sigaction prev_segv, prev_bus;
+static pthread_once_t handler_once = PTHREAD_ONCE_INIT;
+
+enum { ALTSTACK_BYTES = 64 * 1024 };
+
+static void on_fault(int sig, siginfo_t *si, void *uctx) {
+    Worker *w = kernel_worker;
+    if (w) {
+        kernel_worker = NULL;
+        w->fault_addr = si->si_addr;
+        w->fault_access = GPU_CPU_ACCESS_UNKNOWN;
+        w->fault_stack = false;
+#if defined(__x86_64__) && defined(__linux__)
+        /* the page-fault error code: bit 1 set for a write */
+        const greg_t *r = ((ucontext_t *)uctx)->uc_mcontext.gregs;
+        w->fault_access = r[REG_ERR] & 2 ? GPU_CPU_ACCESS_WRITE : GPU_CPU_ACCESS_READ;
+        /* a frame too big for the stack faults just above the new stack
+        ** pointer (a big cuda.local.array): report it as such */
+        uintptr_t sp = (uintptr_t)r[REG_RSP], a = (uintptr_t)si->si_addr;
+        w->fault_stack = a + 4096 >= sp && a < sp + 65536;
+#endif
+        siglongjmp(w->fault_jmp, 1);
+    }
+    const struct sigaction *p = sig == SIGBUS ? &prev_bus : &prev_segv;
+    if (p->sa_flags & SA_SIGINFO) {
+        if (p->sa_sigaction) {
+            p->sa_sigaction(sig, si, uctx);
+            return;
+        }
+    } else if (p->sa_handler != SIG_DFL && p->sa_handler != SIG_IGN) {
+        p->sa_handler(sig);
+        return;
+    }
+    /* the default action: returning re-runs the faulting instruction, which
+    ** now kills the process; a signal sent by kill() is raised again */
+    signal(sig, SIG_DFL);
+    if (si->si_code <= 0) raise(sig);
+}
+
+static void install_handler(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_fault;
+    /* SA_NODEFER: the jump out of the handler leaves SIGSEGV unblocked
+    ** without saving the signal mask at every sigsetjmp (a system call) */
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, &prev_segv);
+    sigaction(SIGBUS, &sa, &prev_bus);
+}
+
+/* Gives the calling thread an alternate signal stack unless it has one
+** (the interpreter's, a sanitizer's). Returns the stack we mapped, to be
+** unmapped by the thread that exits, or NULL. */
+static void *ensure_altstack(void) {
+    if (altstack_ready) return NULL;
+    altstack_ready = true;
+    stack_t old;
+    if (sigaltstack(NULL, &old) == 0 && !(old.ss_flags & SS_DISABLE)) return NULL;
+    void *p = mmap(NULL, ALTSTACK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return NULL;
+    stack_t ss = {.ss_sp = p, .ss_size = ALTSTACK_BYTES, .ss_flags = 0};
+    if (sigaltstack(&ss, NULL) != 0) {
+        munmap(p, ALTSTACK_BYTES);
+        return NULL;
+    }
+    return p;
+}
+
+static void drop_altstack(void *p) {
+    if (!p) return;
+    stack_t ss = {.ss_flags = SS_DISABLE};
+    sigaltstack(&ss, NULL);
+    munmap(p, ALTSTACK_BYTES);
+}
+
+void *gpu_cpu_fault_addr(CpuDevice *d, int *access) {
+    if (access) *access = d->fault_access;
+    return d->fault_addr;
+}
 
 /* ------------------------------------------------------------ one block */
 
@@ -409,14 +514,21 @@ static bool run_block(CpuDevice *d, Worker *w, const CpuLaunch *l, int64_t b) {
     ctx.grids = l->grids;
     ctx.worker = w;
     ctx.dyn_smem = (int64_t)l->dyn_shared;
-    if (!l->block_fn) return run_block_fibers(d, w, l, &ctx);
+    if (!l->block_fn) {
+        kernel_worker = w;
+        bool ok = run_block_fibers(d, w, l, &ctx);
+        kernel_worker = NULL;
+        return ok;
+    }
     w->scratch_failed = false;
+    kernel_worker = w;
     l->block_fn(&ctx, l->params);
+    kernel_worker = NULL;
     return !w->scratch_failed;
 }
 
 /* Takes blocks from the shared counter until the grid is exhausted. */
-static void work(CpuDevice *d, Worker *w) {
+static void take_blocks(CpuDevice *d, Worker *w) {
     const CpuLaunch *l = d->launch;
     /* Blocks are taken in chunks: a locked add per block costs a full
     ** fence, measurable on memory-bound kernels with small blocks. */
@@ -428,11 +540,32 @@ static void work(CpuDevice *d, Worker *w) {
         for (int64_t b = first; b < end; b++) {
             if (atomic_load_explicit(&d->failed, memory_order_relaxed)) return;
             if (!run_block(d, w, l, b)) {
+                w->faulted = false;
                 atomic_store(&d->failed, (int)(w - d->workers) + 1);
                 return;
             }
         }
     }
+}
+
+/* take_blocks, resumed here by the fault handler when kernel code faults
+** (its frames, and the block's fibers, are abandoned: they hold no lock
+** and nothing that the next launch does not set up again). */
+static void work(CpuDevice *d, Worker *w) {
+    if (sigsetjmp(w->fault_jmp, 0)) {
+        w->faulted = !w->fault_stack;
+        if (w->fault_stack && d->launch->block_fn)
+            snprintf(w->err, sizeof w->err,
+                     "a thread overflowed the worker thread's stack (a cuda.local.array too big for the CPU device?)");
+        else if (w->fault_stack)
+            snprintf(w->err, sizeof w->err,
+                     "a thread overflowed its fiber stack of %zu bytes (a cuda.local.array too big for the CPU "
+                     "device? GPY_CPU_FIBER_STACK sets the size)", d->stack_size);
+        else snprintf(w->err, sizeof w->err, "invalid memory access at %p", w->fault_addr);
+        atomic_store(&d->failed, (int)(w - d->workers) + 1);
+        return;
+    }
+    take_blocks(d, w);
 }
 
 typedef struct WorkerStart {
@@ -445,6 +578,7 @@ static void *helper_main(void *arg) {
     free(arg);
     CpuDevice *d = st.d;
     Worker *w = &d->workers[st.index];
+    void *altstack = ensure_altstack();
     uint64_t seen = 0;
     pthread_mutex_lock(&d->mu);
     for (;;) {
@@ -457,6 +591,7 @@ static void *helper_main(void *arg) {
         if (--d->busy == 0) pthread_cond_signal(&d->done);
     }
     pthread_mutex_unlock(&d->mu);
+    drop_altstack(altstack);
     return NULL;
 }
 
@@ -561,6 +696,8 @@ int gpu_cpu_launch(CpuDevice *d, const CpuLaunch *l, char *err, size_t errsize) 
         return -1;
     }
     int64_t nblocks = (int64_t)l->grid[0] * l->grid[1] * l->grid[2];
+    pthread_once(&handler_once, install_handler);
+    if (!altstack_ready) ensure_altstack(); /* kept for the thread's life */
     d->launch = l;
     d->nblocks = nblocks;
     atomic_store(&d->next_block, 0);
@@ -591,8 +728,12 @@ int gpu_cpu_launch(CpuDevice *d, const CpuLaunch *l, char *err, size_t errsize) 
     int failed = atomic_load(&d->failed);
     d->launch = NULL;
     if (failed) {
-        snprintf(err, errsize, "%s", d->workers[failed - 1].err);
-        return -1;
+        Worker *w = &d->workers[failed - 1];
+        snprintf(err, errsize, "%s", w->err);
+        if (!w->faulted) return -1;
+        d->fault_addr = w->fault_addr;
+        d->fault_access = w->fault_access;
+        return GPU_CPU_FAULT;
     }
     return 0;
 }

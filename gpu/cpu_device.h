@@ -58,8 +58,18 @@ void gpu_cpu_free(CpuDevice *d);
 /* Number of worker threads the device uses. */
 int gpu_cpu_workers(CpuDevice *d);
 /* Runs a grid to completion. Returns 0, or -1 with a message in err (stack
-** allocation failure, invalid dimensions). */
+** allocation failure, invalid dimensions), or GPU_CPU_FAULT. */
 int gpu_cpu_launch(CpuDevice *d, const CpuLaunch *l, char *err, size_t errsize);
+
+/* gpu_cpu_launch's result when kernel code touched memory it may not: a
+** guard page around a device buffer (gpu/guarded_mem.h), an unmapped
+** address, a fiber stack's guard page. The worker that faulted abandoned
+** its block and the launch stopped (blocks already run keep their writes);
+** the device stays usable. gpu_cpu_fault_addr tells where, and whether the
+** access was a read or a write (GPU_CPU_ACCESS_*; x86-64 Linux tells). */
+#define GPU_CPU_FAULT (-3)
+enum { GPU_CPU_ACCESS_UNKNOWN, GPU_CPU_ACCESS_READ, GPU_CPU_ACCESS_WRITE };
+void *gpu_cpu_fault_addr(CpuDevice *d, int *access);
 
 /* Called by compiled kernel code (the CPU target emits calls to it):
 ** the barrier of cuda.syncthreads(). ctx->block identifies the fiber group. */

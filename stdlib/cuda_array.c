@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../gpu/guarded_mem.h"
 #include "cuda_priv.h"
 
 static DevArray *as_dev(Value v) { return (DevArray *)AS_OBJ(v); }
@@ -35,6 +36,175 @@ Value cuda_devarray_wrap(VM *vm, NDArray *a) {
     d->owner = NONE_VAL;
     vm_pop_roots(vm, 1);
     return OBJ_VAL(d);
+}
+
+/* ------------------------------------------------------- CPU device memory */
+
+/* The buffer behind a device array on the CPU device, fenced by guard
+** pages (gpu/guarded_mem.h): a kernel indexing past either end faults, and
+** the launch raises (cuda_cpu_fault_message) instead of overwriting another
+** array or the interpreter's heap. */
+typedef struct FencedMem {
+    Obj obj;
+    GuardedBuf *buf;
+    size_t bytes; /* counted toward collection */
+} FencedMem;
+
+static void fenced_finalize(VM *vm, Obj *o) {
+    FencedMem *f = (FencedMem *)o;
+    if (!f->buf) return;
+    guarded_free(f->buf);
+    gc_account_external(vm, -(ptrdiff_t)f->bytes);
+    f->buf = NULL;
+}
+
+#define FENCED_MIN_CHARGE ((size_t)64 << 10)
+
+/* A fenced buffer of bytes (its data aligned to align), zeroed when zero is set. */
+static FencedMem *fenced_new(VM *vm, size_t bytes, size_t align, bool zero) {
+    FencedMem *f = gc_alloc_obj(vm, vm->cuda->t_fenced, sizeof(FencedMem));
+    f->buf = guarded_alloc(bytes, align, zero);
+    if (!f->buf) {
+        vm_push_root(vm, OBJ_VAL(f));
+        gc_collect(vm);
+        f->buf = guarded_alloc(bytes, align, zero);
+        if (!f->buf) vm_raise_kind(vm, MemoryError, "cannot allocate %zu bytes for a device array", bytes);
+        vm_pop_roots(vm, 1);
+    }
+    /* Counted as at least 64 KiB: what a small buffer holds up is a slab
+    ** slot (8192 at most) more than its bytes, and the collector must free
+    ** dead ones before the slots run out. */
+    f->bytes = bytes > FENCED_MIN_CHARGE ? bytes : FENCED_MIN_CHARGE;
+    gc_account_external(vm, (ptrdiff_t)f->bytes);
+    return f;
+}
+
+/* Gives the descriptor a (data NULL, contiguous strides) a fenced buffer,
+** zeroed when zero is set. */
+static NDArray *cpu_fenced(VM *vm, NDArray *a, bool zero) {
+    vm_push_root(vm, OBJ_VAL(a));
+    size_t isz = nd_itemsize(a->dtype);
+    FencedMem *f = fenced_new(vm, (size_t)a->size * isz, isz, zero);
+    a->base = OBJ_VAL(f);
+    a->data = guarded_data(f->buf);
+    vm_pop_roots(vm, 1);
+    return a;
+}
+
+/* Host arrays up to this size are run on fenced copies (below); bigger
+** ones are fenced where they are (nd_core.c allocates them with
+** guarded_host_alloc). 60 KiB keeps the copies within guarded_mem's slab
+** slots, so staging costs no system call. */
+#define STAGE_MAX GUARDED_HOST_MIN
+
+/* The array owning the heap buffer a's data lies in, or NULL (memory owned
+** by something else: a device array's fenced buffer, a bytes object). */
+static NDArray *owning_root(VM *vm, NDArray *a) {
+    NDArray *r = a;
+    for (int depth = 0; r && !r->nbytes_owned && depth < 64; depth++)
+        r = IS_OBJ(r->base) && nd_check(vm, r->base) ? (NDArray *)AS_OBJ(r->base) : NULL;
+    if (!r || !r->nbytes_owned || a->data < r->data || a->data > r->data + r->nbytes_owned) return NULL;
+    return r;
+}
+
+/* Whether stage replaced the argument a by the copy s. */
+static bool is_staged(Value a, Value s) { return IS_OBJ(a) && IS_OBJ(s) && AS_OBJ(a) != AS_OBJ(s); }
+
+/* Where the copy of root's buffer starts, from an argument a of that root
+** and its staged view s. */
+static char *copy_start(NDArray *root, NDArray *a, NDArray *s) { return s->data - (a->data - root->data); }
+
+int cuda_cpu_stage(VM *vm, int argc, const Value *argv, Value *out) {
+    int pushed = 0;
+    for (int i = 0; i < argc; i++) {
+        out[i] = argv[i];
+        if (!IS_OBJ(argv[i]) || !nd_check(vm, argv[i])) continue;
+        NDArray *a = (NDArray *)AS_OBJ(argv[i]);
+        NDArray *root = owning_root(vm, a);
+        if (!root || root->nbytes_owned > STAGE_MAX) continue;
+        /* arguments sharing a buffer share its copy, as they share the buffer */
+        char *copy = NULL;
+        Value owner = NONE_VAL;
+        for (int j = 0; j < i && !copy; j++) {
+            NDArray *aj = (NDArray *)AS_OBJ(argv[j]);
+            if (is_staged(argv[j], out[j]) && owning_root(vm, aj) == root) {
+                NDArray *sj = (NDArray *)AS_OBJ(out[j]);
+                copy = copy_start(root, aj, sj);
+                owner = sj->base;
+            }
+        }
+        if (!copy) {
+            FencedMem *f = fenced_new(vm, root->nbytes_owned, nd_itemsize(root->dtype), false);
+            copy = guarded_data(f->buf);
+            memcpy(copy, root->data, root->nbytes_owned);
+            owner = OBJ_VAL(f);
+        }
+        vm_push_root(vm, owner);
+        NDArray *v = nd_wrap(vm, a->dtype, copy + (a->data - root->data), a->ndim, a->shape, a->strides, owner);
+        vm_pop_roots(vm, 1);
+        v->flags = a->flags;
+        vm_push_root(vm, OBJ_VAL(v));
+        pushed++;
+        out[i] = OBJ_VAL(v);
+    }
+    return pushed;
+}
+
+/* The fenced buffer behind a (a device array's data, a staged copy), or NULL. */
+static FencedMem *fenced_of(VM *vm, NDArray *a) {
+    if (!a || !IS_OBJ(a->base) || AS_OBJ(a->base)->type != vm->cuda->t_fenced) return NULL;
+    return (FencedMem *)AS_OBJ(a->base);
+}
+
+static const char *param_name(const Proto *p, int i) {
+    return p && i < p->nlocals && p->varnames[i] ? p->varnames[i]->chars : "?";
+}
+
+static const char *const FAULT_HINT = "(CPU device; @cuda.jit(debug=True) reports the index and the thread)";
+
+bool cuda_cpu_unstage(VM *vm, const char *kernel, const Proto *p, int argc, const Value *argv, const Value *staged,
+                      char *msg, size_t size) {
+    bool dirty = false;
+    for (int i = 0; i < argc; i++) {
+        FencedMem *f = fenced_of(vm, cuda_array_of(vm, staged[i]));
+        if (f && f->buf && !guarded_redzone_clean(f->buf) && !dirty) {
+            dirty = true;
+            if (msg)
+                snprintf(msg, size, "kernel '%s' wrote out of bounds of array '%s' (below its first element) %s",
+                         kernel, param_name(p, i), FAULT_HINT);
+        }
+        if (!is_staged(argv[i], staged[i])) continue;
+        NDArray *a = (NDArray *)AS_OBJ(argv[i]);
+        NDArray *root = owning_root(vm, a);
+        bool done = false; /* an earlier argument of the same buffer wrote it back */
+        for (int j = 0; j < i && !done; j++)
+            done = is_staged(argv[j], staged[j]) && owning_root(vm, (NDArray *)AS_OBJ(argv[j])) == root;
+        if (done) continue;
+        NDArray *s = (NDArray *)AS_OBJ(staged[i]);
+        memcpy(root->data, copy_start(root, a, s), root->nbytes_owned);
+        /* the copy was never visible to the program: back to the cache now */
+        fenced_finalize(vm, AS_OBJ(s->base));
+    }
+    return dirty;
+}
+
+void cuda_cpu_fault_message(VM *vm, const char *kernel, const Proto *p, int argc, const Value *argv, CpuDevice *dev,
+                            char *msg, size_t size) {
+    int access;
+    void *addr = gpu_cpu_fault_addr(dev, &access);
+    const char *verb = access == GPU_CPU_ACCESS_WRITE ? "wrote" : access == GPU_CPU_ACCESS_READ ? "read" : "accessed";
+    void *data;
+    size_t bytes;
+    if (guarded_find(addr, &data, &bytes))
+        for (int i = 0; i < argc; i++) {
+            NDArray *a = cuda_array_of(vm, argv[i]);
+            if (!a || a->data < (char *)data || a->data > (char *)data + bytes) continue;
+            snprintf(msg, size, "kernel '%s' %s out of bounds of array '%s' %s", kernel, verb, param_name(p, i),
+                     FAULT_HINT);
+            return;
+        }
+    snprintf(msg, size, "kernel '%s' %s an invalid address (%p), outside every array it was given %s", kernel, verb,
+             addr, FAULT_HINT);
 }
 
 /* ------------------------------------------------------------ GPU memory */
@@ -272,6 +442,8 @@ static void write_from(VM *vm, Value v, NDArray *src) {
 
 /* ------------------------------------------------------- module functions */
 
+static NDArray *new_array(VM *vm, NDType dt, int ndim, const int64_t *shape, bool fortran, bool descriptor);
+
 /* cuda.to_device(obj, stream=0, copy=True, to=None) */
 Value cuda_f_to_device(VM *vm, int argc, Value *argv, Dict *kwargs) {
     Value to = kw_take(vm, kwargs, "to");
@@ -300,10 +472,17 @@ Value cuda_f_to_device(VM *vm, int argc, Value *argv, Dict *kwargs) {
         vm_pop_roots(vm, 1);
         return d;
     }
-    NDArray *c = nd_copy(vm, src);
-    vm_pop_roots(vm, 1);
-    if (gpu) return gpu_array_new(vm, gpu, c, true);
-    return cuda_devarray_wrap(vm, c);
+    if (gpu) {
+        NDArray *c = nd_copy(vm, src);
+        vm_pop_roots(vm, 1);
+        return gpu_array_new(vm, gpu, c, true);
+    }
+    NDArray *c = cpu_fenced(vm, new_array(vm, src->dtype, src->ndim, src->shape, false, true), false);
+    vm_push_root(vm, OBJ_VAL(c));
+    cuda_copy_strided(c, src);
+    Value r = cuda_devarray_wrap(vm, c);
+    vm_pop_roots(vm, 2);
+    return r;
 }
 
 /* A shape argument: an int or a tuple/list of ints. Returns ndim. */
@@ -378,9 +557,9 @@ static NDArray *array_from_args(VM *vm, const char *fname, int argc, Value *argv
 /* cuda.device_array(shape, dtype=np.float64, strides=None, order='C', stream=0) */
 Value cuda_f_device_array(VM *vm, int argc, Value *argv, Dict *kwargs) {
     GpuCuda *gpu = cuda_gpu(vm);
-    NDArray *a = array_from_args(vm, "device_array", argc, argv, kwargs, gpu != NULL);
+    NDArray *a = array_from_args(vm, "device_array", argc, argv, kwargs, true);
     if (gpu) return gpu_array_new(vm, gpu, a, false);
-    return cuda_devarray_wrap(vm, a);
+    return cuda_devarray_wrap(vm, cpu_fenced(vm, a, true));
 }
 
 /* GPU memory a host array lives in: page-locked (pinned, mapped) or managed. */
@@ -449,9 +628,9 @@ Value cuda_f_device_array_like(VM *vm, int argc, Value *argv, Dict *kwargs) {
         vm_raise_kind(vm, TypeError, "device_array_like() needs an array, not '%s'", vm_type_name(vm, argv[0]));
     bool fortran = !(src->flags & ND_C_CONTIGUOUS) && (src->flags & ND_F_CONTIGUOUS);
     GpuCuda *gpu = cuda_gpu(vm);
-    NDArray *a = new_array(vm, src->dtype, src->ndim, src->shape, fortran, gpu != NULL);
+    NDArray *a = new_array(vm, src->dtype, src->ndim, src->shape, fortran, true);
     if (gpu) return gpu_array_new(vm, gpu, a, false);
-    return cuda_devarray_wrap(vm, a);
+    return cuda_devarray_wrap(vm, cpu_fenced(vm, a, true));
 }
 
 /* --------------------------------------------------------- DeviceNDArray */
@@ -696,6 +875,7 @@ static Value m_ravel(VM *vm, int argc, Value *argv, Dict *kwargs) {
 }
 
 void cuda_array_init(VM *vm, CudaState *st) {
+    guarded_host_enable(); /* big host arrays get guard pages from now on (nd_core.c) */
     Type *t = type_new_builtin(vm, "DeviceNDArray", vm->t_object, 0);
     t->repr = dev_repr;
     t->getattr = dev_getattr;
@@ -715,4 +895,7 @@ void cuda_array_init(VM *vm, CudaState *st) {
     t = type_new_builtin(vm, "_HostMemory", vm->t_object, 0);
     t->finalize = hostbuf_finalize;
     st->t_hostbuf = t;
+    t = type_new_builtin(vm, "_DeviceMemory", vm->t_object, 0);
+    t->finalize = fenced_finalize;
+    st->t_fenced = t;
 }

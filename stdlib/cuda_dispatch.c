@@ -922,8 +922,10 @@ static Value launch_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs
     m.plan = s->gpu ? s->plan : NULL;
     m.status = 0;
     if (m.gpu) return launch_gpu(vm, l, d, s, &m, argc, argv);
+    Value staged[MAX_ARGS]; /* small host arrays run on fenced copies (cuda_array.c) */
+    int nstaged = cuda_cpu_stage(vm, argc, argv, staged);
     for (int i = 0; i < argc; i++)
-        if (!marshal_value(vm, s->types[i], argv[i], &m, err, sizeof err))
+        if (!marshal_value(vm, s->types[i], staged[i], &m, err, sizeof err))
             vm_raise_kind(vm, TypeError, "kernel '%s' argument %d: %s", disp_name(d), i + 1, err);
     if (m.n != k->nparams)
         vm_raise_kind(vm, SystemError, "kernel '%s': %d parameters marshalled, the compiled kernel takes %d",
@@ -957,7 +959,11 @@ static Value launch_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs
     cl.grids = NULL;
     jit_debug_reset(k);
     int rc = gpu_cpu_launch_tree(st->device, &cl, err, sizeof err); /* with the grids it launches */
-    if (rc == GPU_CPU_CHILD_INDEX_ERROR) vm_raise_kind(vm, IndexError, "%s", err);
+    if (rc == GPU_CPU_FAULT) cuda_cpu_fault_message(vm, disp_name(d), p, argc, staged, st->device, err, sizeof err);
+    if (cuda_cpu_unstage(vm, disp_name(d), p, argc, argv, staged, rc ? NULL : err, sizeof err) && !rc)
+        rc = GPU_CPU_FAULT; /* a write just below an array */
+    vm_pop_roots(vm, nstaged);
+    if (rc == GPU_CPU_CHILD_INDEX_ERROR || rc == GPU_CPU_FAULT) vm_raise_kind(vm, IndexError, "%s", err);
     if (rc != 0) vm_raise_kind(vm, RuntimeError, "launch of kernel '%s' failed: %s", disp_name(d), err);
     if (k->dbg_err && k->dbg_err->flag) { /* debug mode: an index was out of bounds */
         char msg[1024];

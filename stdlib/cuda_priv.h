@@ -34,6 +34,7 @@ typedef struct CudaState {
     Type *t_launch;           /* k[grid, block]: a launch configuration */
     Type *t_devarray;         /* DeviceNDArray */
     Type *t_hostbuf;          /* GPU: page-locked / managed memory behind pinned, mapped and managed arrays */
+    Type *t_fenced;           /* CPU device: the guarded memory behind a device array (cuda_array.c) */
     Type *t_intrinsic;        /* host-side stand-ins for threadIdx, syncthreads, ... */
     Type *t_stream;           /* cuda.stream(): launches are synchronous on the CPU device */
     Type *t_typing_error;     /* TypingError (a TypeError): kernel compile errors */
@@ -98,6 +99,22 @@ NDArray *cuda_array_of(VM *vm, Value v);
 void cuda_array_free_all(VM *vm, CudaState *st);
 /* GPU: the device address of a device array's data. */
 CUdeviceptr cuda_devarray_ptr(VM *vm, Value v);
+/* CPU device: a kernel runs host arrays of up to 60 KiB (their whole
+** buffer) on fenced copies, as a GPU runs them on device copies, so that
+** it cannot index into the heap next to them. cuda_cpu_stage fills out[i]
+** with argv[i] or its copy (a view of the same shape and strides; arguments
+** sharing a buffer share one copy) and returns how many GC roots it pushed;
+** cuda_cpu_unstage, after the launch, writes the copies back and frees
+** them, and checks the redzone below every fenced argument: true when one
+** was written (the IndexError's message in msg unless msg is NULL). */
+int cuda_cpu_stage(VM *vm, int argc, const Value *argv, Value *out);
+bool cuda_cpu_unstage(VM *vm, const char *kernel, const Proto *p, int argc, const Value *argv, const Value *staged,
+                      char *msg, size_t size);
+/* CPU device: the message of the IndexError for a launch of kernel that
+** ended in GPU_CPU_FAULT, naming the array argument (of p's parameters,
+** values argv: the staged ones) whose guard region the access hit. */
+void cuda_cpu_fault_message(VM *vm, const char *kernel, const Proto *p, int argc, const Value *argv, CpuDevice *dev,
+                            char *msg, size_t size);
 /* Copies src into dst element by element (same shape and dtype, any strides). */
 void cuda_copy_strided(NDArray *dst, const NDArray *src);
 /* Module functions. */

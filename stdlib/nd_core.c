@@ -5,6 +5,8 @@
 */
 #include "nd_priv.h"
 
+#include "../gpu/guarded_mem.h"
+
 #include <sys/mman.h>
 
 static const char *const dtype_names[ND__COUNT] = {
@@ -371,6 +373,21 @@ static _Noreturn void too_big(VM *vm, size_t bytes, int ndim, const int64_t *sha
                   nd_dtype_name(dt));
 }
 
+/* Big buffers are fenced by guard pages (gpu/guarded_mem.h): a CPU-device
+** kernel indexing past a host array then faults instead of writing into
+** the heap. */
+static void *buf_alloc(VM *vm, size_t bytes, size_t align) {
+    void *p = guarded_host_alloc(bytes, align);
+    if (!p) return gc_malloc(vm, bytes);
+    gc_account_external(vm, (ptrdiff_t)bytes);
+    return p;
+}
+
+static void buf_free(VM *vm, void *p, size_t bytes) {
+    if (bytes > GUARDED_HOST_MIN && guarded_host_free(p)) gc_account_external(vm, -(ptrdiff_t)bytes);
+    else gc_free(vm, p, bytes);
+}
+
 /* A new C-contiguous array; zero-filled when zero is set. Big buffers ask
 ** for transparent huge pages (as numpy does): page faults otherwise
 ** dominate elementwise operations on fresh 10M-element results. */
@@ -404,7 +421,7 @@ static NDArray *alloc_array(VM *vm, NDType dt, int ndim, const int64_t *shape, b
     }
     if (bytes >= ((size_t)1 << 30) && !can_allocate(bytes)) too_big(vm, bytes, ndim, shape, dt);
     vm_push_root(vm, OBJ_VAL(a));
-    data = gc_malloc(vm, bytes);
+    data = buf_alloc(vm, bytes, itemsizes[dt]);
     vm_pop_roots(vm, 1);
 #ifdef MADV_HUGEPAGE
     if (bytes >= ((size_t)4 << 20)) {
@@ -445,7 +462,7 @@ static void arr_finalize(VM *vm, Obj *o) {
                 return;
             }
     }
-    if (a->nbytes_owned) gc_free(vm, a->data, a->nbytes_owned);
+    if (a->nbytes_owned) buf_free(vm, a->data, a->nbytes_owned);
     a->nbytes_owned = 0;
 }
 
@@ -643,7 +660,7 @@ static void nd_free_hook(VM *vm) {
     for (int i = 0; i < ND_BUF_CACHE; i++)
         if (vm->nd->cache_ptr[i]) {
             vm->bytes_allocated += vm->nd->cache_size[i];
-            gc_free(vm, vm->nd->cache_ptr[i], vm->nd->cache_size[i]);
+            buf_free(vm, vm->nd->cache_ptr[i], vm->nd->cache_size[i]);
         }
     free(vm->nd);
     vm->nd = NULL;

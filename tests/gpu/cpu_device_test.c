@@ -8,7 +8,9 @@
 ** reversal, tree reduction, threads that return early, syncthreads_count /
 ** _and / _or); per-block shared
 ** memory zeroed and isolated under parallel workers; 1, 2 and 4 workers;
-** 1024-thread blocks; invalid launches give messages; repeated launches.
+** 1024-thread blocks; invalid launches give messages; repeated launches;
+** out-of-bounds accesses to guarded buffers (gpu/guarded_mem.c) end the
+** launch with GPU_CPU_FAULT, and the device keeps working.
 ** Prints "cpu_device_test: N checks passed" and exits 0, else lists failures.
 */
 #include <stdatomic.h>
@@ -19,6 +21,7 @@
 #include <string.h>
 
 #include "../../gpu/cpu_device.h"
+#include "../../gpu/guarded_mem.h"
 
 static int passed, failed;
 
@@ -340,6 +343,93 @@ static void check_scratch(CpuDevice *d) {
 }
 
 /* Everything above on one device. */
+/* Out-of-bounds kernels: params[0] = float *buf, params[1] = int64 offset,
+** params[2] = threads that write (the others only run). */
+static void poke_one(KernelCtx *c, void **params, int64_t t) {
+    float *buf = *(float **)params[0];
+    int64_t off = *(int64_t *)params[1], n = *(int64_t *)params[2];
+    int64_t i = block_linear(c) * block_threads(c) + t;
+    if (i < n) buf[i + off] = (float)i;
+}
+static void poke_block(KernelCtx *c, void **params) {
+    for (int64_t t = 0; t < block_threads(c); t++) poke_one(c, params, t);
+}
+static void poke_thread(KernelCtx *c, void **params) {
+    gpy_cpu_syncthreads(c);
+    poke_one(c, params, thread_linear(c));
+}
+static void peek_block(KernelCtx *c, void **params) {
+    float *buf = *(float **)params[0];
+    int64_t off = *(int64_t *)params[1];
+    volatile float x = buf[off];
+    (void)x;
+    (void)c;
+}
+
+static int poke(CpuDevice *d, CpuBlockFn bf, CpuThreadFn tf, float *buf, int64_t off, int64_t n, uint32_t blocks,
+                uint32_t threads) {
+    void *params[3] = {&buf, &off, &n};
+    CpuLaunch l = {.grid = {blocks, 1, 1}, .block = {threads, 1, 1}, .block_fn = bf, .thread_fn = tf,
+                   .uses_barrier = tf != NULL, .params = params};
+    char err[256] = "";
+    return gpu_cpu_launch(d, &l, err, sizeof err);
+}
+
+static void check_faults(CpuDevice *d) {
+    enum { N = 1000 };
+    GuardedBuf *g = guarded_alloc(N * sizeof(float), sizeof(float), true), *big = guarded_alloc(1 << 20, 4, true);
+    CHECK(g && guarded_is_fenced(g) && big && guarded_is_fenced(big), "guarded_alloc");
+    if (!g || !big) return;
+    float *buf = guarded_data(g);
+    int access = -1;
+    void *data;
+    size_t bytes;
+    /* past the end: block loop and fibers, small and parallel grids */
+    for (int fibers = 0; fibers < 2; fibers++) {
+        CpuBlockFn bf = fibers ? NULL : poke_block;
+        CpuThreadFn tf = fibers ? poke_thread : NULL;
+        CHECK(poke(d, bf, tf, buf, 1, N, 8, 128) == GPU_CPU_FAULT, "a[i + 1] faults (fibers %d)", fibers);
+        void *at = gpu_cpu_fault_addr(d, &access);
+        CHECK(at == buf + N, "fault at a[N] (fibers %d): %p, a[N] is %p", fibers, at, (void *)(buf + N));
+#if defined(__x86_64__)
+        CHECK(access == GPU_CPU_ACCESS_WRITE, "the fault is a write (fibers %d)", fibers);
+#endif
+        CHECK(guarded_find(at, &data, &bytes) && data == buf && bytes == N * sizeof(float),
+              "the fault address is attributed to the buffer");
+        CHECK(poke(d, bf, tf, buf, 0, N, 8, 128) == 0, "a launch after a fault runs (fibers %d)", fibers);
+        bool right = true;
+        for (int i = 0; i < N; i++) right = right && buf[i] == (float)i;
+        CHECK(right, "a launch after a fault writes the right values (fibers %d)", fibers);
+    }
+    float *b = guarded_data(big);
+    int64_t nb = (1 << 20) / 4;
+    CHECK(poke(d, poke_block, NULL, b, nb / 2, nb, (uint32_t)(nb / 256), 256) == GPU_CPU_FAULT,
+          "a parallel grid overshooting by half its size faults");
+    CHECK(poke(d, poke_block, NULL, b, 0, nb, (uint32_t)(nb / 256), 256) == 0 && b[nb - 1] == (float)(nb - 1),
+          "a parallel grid after a fault");
+    CHECK(poke(d, peek_block, NULL, buf, N + 5, 1, 1, 1) == GPU_CPU_FAULT, "a read past the end faults");
+    gpu_cpu_fault_addr(d, &access);
+#if defined(__x86_64__)
+    CHECK(access == GPU_CPU_ACCESS_READ, "the fault is a read");
+#endif
+    CHECK(poke(d, peek_block, NULL, buf, -(int64_t)(1 << 21), 1, 1, 1) == GPU_CPU_FAULT, "a read 8 MiB below faults");
+    /* just below the start: the redzone records it */
+    CHECK(guarded_redzone_clean(g), "redzone clean");
+    CHECK(poke(d, poke_block, NULL, buf, -3, 2, 1, 2) == 0, "a[-3] and a[-2] land in the redzone");
+    CHECK(!guarded_redzone_clean(g) && guarded_redzone_clean(g), "the redzone saw it and was cleaned");
+    guarded_free(g);
+    guarded_free(big);
+    /* freed small buffers are reused, with zeroed data and a clean redzone */
+    GuardedBuf *h = guarded_alloc(100, 8, false);
+    float *hd = guarded_data(h);
+    hd[-1] = 1.0f;
+    guarded_free(h);
+    h = guarded_alloc(100, 8, true);
+    bool zero = ((float *)guarded_data(h))[0] == 0.0f && guarded_redzone_clean(h);
+    CHECK(zero, "a reused slot starts clean");
+    guarded_free(h);
+}
+
 static void check_device(CpuDevice *d) {
     /* 1-D, 2-D, 3-D grids and blocks; small (launcher only) and large (all workers) */
     static const uint32_t shapes[][6] = {
@@ -387,6 +477,7 @@ int main(void) {
         CHECK(gpu_cpu_workers(d) == atoi(workers[i]), "GPY_CPU_THREADS=%s gave %d workers", workers[i],
               gpu_cpu_workers(d));
         check_device(d);
+        if (i == 2) check_faults(d); /* the launcher and three helpers */
         gpu_cpu_free(d);
     }
     /* the default: one worker per core; a device that never launched frees cleanly */
