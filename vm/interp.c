@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "interp.h"
+#include "signals.h"
 
 /* ================================================================ caches */
 
@@ -1041,12 +1042,14 @@ static Value execute(VM *vm) {
             cache = alloc_caches(vm, frame->fn->proto);     \
         }                                                   \
     } while (0)
-#define SAFEPOINT()                                                            \
-    do {                                                                       \
-        if (UNLIKELY(vm->bytes_allocated > vm->next_gc || vm->gc_stress)) {    \
-            SAVEPC();                                                          \
-            gc_safepoint(vm);                                                  \
-        }                                                                      \
+/* also where a SIGINT becomes a KeyboardInterrupt (signals.c) */
+#define SAFEPOINT()                                                                           \
+    do {                                                                                      \
+        if (UNLIKELY(vm->bytes_allocated > vm->next_gc || vm->gc_stress || vm_sigint_pending)) { \
+            SAVEPC();                                                                         \
+            gc_safepoint(vm);                                                                 \
+            vm_check_signals(vm);                                                             \
+        }                                                                                     \
     } while (0)
 #define FRAME_NREGS() (frame->fn->proto->nregs)
 
@@ -1818,8 +1821,8 @@ return_special:
 
     vmcase(JMP) {
         int32_t off = INS_SJ(ins);
+        if (off < 0) SAFEPOINT(); /* before jumping: a KeyboardInterrupt names this line */
         pc += off;
-        if (off < 0) SAFEPOINT();
         vmnext();
     }
     vmcase(JMP_IF_FALSE) {
@@ -1832,8 +1835,8 @@ return_special:
         }
         if (!t) {
             int32_t off = INS_SBX(ins);
-            pc += off;
             if (off < 0) SAFEPOINT();
+            pc += off;
         }
         vmnext();
     }
@@ -1847,8 +1850,8 @@ return_special:
         }
         if (t) {
             int32_t off = INS_SBX(ins);
-            pc += off;
             if (off < 0) SAFEPOINT();
+            pc += off;
         }
         vmnext();
     }
@@ -1864,8 +1867,8 @@ return_special:
         }
         int32_t off = (int32_t)*pc++;
         if (!lt) {
-            pc += off;
             if (off < 0) SAFEPOINT();
+            pc += off;
         }
         vmnext();
     }
