@@ -198,9 +198,21 @@ static File *writable_file(VM *vm, Value v, const char *what) {
 }
 
 /* A StrBuf whose growth failed (strbuf.c: data freed, cap SIZE_MAX): the
-** read must stop there and raise MemoryError (sb_finish does). */
+** read must stop there and raise MemoryError. */
 static bool sb_failed(const StrBuf *sb) {
     return sb->cap == SIZE_MAX;
+}
+
+static Str *decode_buffer(VM *vm, StrBuf *sb);
+
+/* The text read so far as a Str: MemoryError (without a message, as in
+** CPython) when sb could not grow. */
+static Str *finish_read(VM *vm, StrBuf *sb) {
+    if (sb_failed(sb)) {
+        sb_init(sb);
+        vm_throw(vm, vm->memory_error);
+    }
+    return decode_buffer(vm, sb);
 }
 
 /* After a read that stopped early: raises what a read error means
@@ -215,7 +227,7 @@ static bool read_failed(VM *vm, FILE *fp, StrBuf *sb) {
     if (err == EINTR && !vm_sigint_pending) return true;
     if (sb) sb_free(sb);
     if (err == EINTR) vm_check_signals(vm);
-    if (err == ENOMEM) vm_raise_kind(vm, MemoryError, "out of memory reading a file");
+    if (err == ENOMEM) vm_throw(vm, vm->memory_error); /* bare, as CPython's */
     os_raise_errno(vm, err ? err : EIO, NULL);
 }
 
@@ -358,7 +370,7 @@ static Str *read_chars(VM *vm, File *f, int64_t n) {
         }
         sb.len = j;
     }
-    return decode_buffer(vm, &sb);
+    return finish_read(vm, &sb);
 }
 
 /* Str from bytes that must be UTF-8 (buf is free()d in every case). */
@@ -421,7 +433,7 @@ static Str *readline_file(VM *vm, File *f, int64_t limit) {
         sb_free(&sb);
         return vm->empty_str;
     }
-    return decode_buffer(vm, &sb);
+    return finish_read(vm, &sb);
 }
 
 Str *file_readline(VM *vm, Value file) {
