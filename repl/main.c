@@ -253,7 +253,9 @@ static int repl(VM *vm) {
         /* Ctrl-C at the prompt drops the entry, as in CPython */
         if (tty) signals_interrupt_reads(true);
         errno = 0;
-        ssize_t n = getline(&line, &line_cap, stdin);
+        ssize_t n = -1;
+        if (vm_sigint_pending) errno = EINTR; /* one that came while the last entry ran */
+        else n = getline(&line, &line_cap, stdin);
         if (tty) signals_interrupt_reads(false);
         if (n < 0 && errno == EINTR) {
             clearerr(stdin);

@@ -231,6 +231,13 @@ static bool read_failed(VM *vm, FILE *fp, StrBuf *sb) {
     os_raise_errno(vm, err ? err : EIO, NULL);
 }
 
+/* Around a read from a terminal: Ctrl-C interrupts it (KeyboardInterrupt,
+** also for one that came just before the read). */
+static void interruptible_read(VM *vm, bool on) {
+    if (on) vm_check_signals(vm);
+    signals_interrupt_reads(on);
+}
+
 /* Length of the UTF-8 sequence that lead byte c starts (0: invalid). */
 static int utf8_len(unsigned char c) {
     if (c < 0x80) return 1;
@@ -352,9 +359,9 @@ static Str *read_chars(VM *vm, File *f, int64_t n) {
     int64_t nchars = 0;
     for (;;) {
         errno = 0;
-        if (f->tty) signals_interrupt_reads(true);
+        if (f->tty) interruptible_read(vm, true);
         bool done = read_chars_into(f->fp, &sb, n, &nchars);
-        if (f->tty) signals_interrupt_reads(false);
+        if (f->tty) interruptible_read(vm, false);
         if (done || !read_failed(vm, f->fp, &sb)) break;
     }
     if (n < 0 && !sb_failed(&sb)) {
@@ -424,9 +431,9 @@ static Str *readline_file(VM *vm, File *f, int64_t limit) {
     int64_t nchars = 0;
     for (;;) {
         errno = 0;
-        if (f->tty) signals_interrupt_reads(true);
+        if (f->tty) interruptible_read(vm, true);
         bool complete = read_line_into(f->fp, &sb, limit, &nchars);
-        if (f->tty) signals_interrupt_reads(false);
+        if (f->tty) interruptible_read(vm, false);
         if (complete || !read_failed(vm, f->fp, &sb)) break;
     }
     if (sb.len == 0 && !sb_failed(&sb)) {

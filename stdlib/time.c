@@ -60,7 +60,9 @@ static Value t_sleep(VM *vm, int argc, Value *argv, Dict *kwargs) {
     ts.tv_sec = (time_t)secs;
     ts.tv_nsec = (long)((secs - (double)ts.tv_sec) * 1e9);
     if (ts.tv_nsec >= 1000000000) ts.tv_nsec = 999999999;
-    /* a Ctrl-C ends the sleep with KeyboardInterrupt; other signals resume it */
+    /* a Ctrl-C ends the sleep with KeyboardInterrupt (also one that came
+    ** just before it); other signals resume it */
+    vm_check_signals(vm);
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR) vm_check_signals(vm);
     return NONE_VAL;
 }
