@@ -3,6 +3,7 @@
 ** The handler only sets a flag: raising needs the VM in a consistent
 ** state, which the interpreter has at its safepoints.
 */
+#include <pthread.h>
 #include <string.h>
 
 #include "signals.h"
@@ -10,9 +11,15 @@
 volatile sig_atomic_t vm_sigint_pending = 0;
 
 static bool installed = false;
+static pthread_t main_thread;
 
 static void on_sigint(int sig) {
-    (void)sig;
+    /* the kernel may pick a CPU-device worker thread: pass the signal on,
+    ** so that a sleep or read in the interpreter's thread ends with EINTR */
+    if (!pthread_equal(pthread_self(), main_thread)) {
+        pthread_kill(main_thread, sig);
+        return;
+    }
     vm_sigint_pending = 1;
 }
 
@@ -29,6 +36,7 @@ static void set_sigint_handler(bool restart) {
 
 void signals_install(void) {
     struct sigaction old;
+    main_thread = pthread_self();
     /* a shell starting a background job sets SIGINT to ignored: keep it so */
     if (sigaction(SIGINT, NULL, &old) == 0 && old.sa_handler != SIG_IGN) {
         set_sigint_handler(true);
