@@ -3,6 +3,7 @@
 ** dump the syntax tree or bytecode of a file, or read-eval-print lines.
 */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 
 #include "ast.h"
 #include "gpy.h"
+#include "signals.h"
 #include "vm.h"
 
 #if defined(__clang__)
@@ -248,7 +250,22 @@ static int repl(VM *vm) {
             fputs(entry_len ? "... " : ">>> ", stdout);
             fflush(stdout);
         }
-        ssize_t n = getline(&line, &line_cap, stdin);
+        /* Ctrl-C at the prompt drops the entry, as in CPython */
+        if (tty) signals_interrupt_reads(true);
+        errno = 0;
+        ssize_t n = -1;
+        if (vm_sigint_pending) errno = EINTR; /* one that came while the last entry ran */
+        else n = getline(&line, &line_cap, stdin);
+        if (tty) signals_interrupt_reads(false);
+        if (n < 0 && errno == EINTR) {
+            clearerr(stdin);
+            if (vm_sigint_pending) {
+                vm_sigint_pending = 0;
+                fputs("\nKeyboardInterrupt\n", stdout);
+                entry_len = 0;
+            }
+            continue;
+        }
         if (n < 0) {
             if (tty) fputc('\n', stdout);
             /* an unfinished entry at end of input still runs (and reports its error) */
@@ -294,6 +311,43 @@ static int repl(VM *vm) {
 }
 
 /* ------------------------------------------------------------------ main */
+
+typedef struct ExitFlush {
+    Value stream; /* the stream being flushed, for the report */
+} ExitFlush;
+
+static void flush_stdout_body(VM *vm, void *ud) {
+    ExitFlush *c = ud;
+    Value out = vm->sys_module ? dict_get_cstr(vm, vm->sys_module->dict, "stdout") : EMPTY_VAL;
+    c->stream = IS_EMPTY(out) ? vm->sys_stdout : out;
+    if (!IS_NONE(c->stream)) file_flush(vm, c->stream);
+    /* the real stdout too when the program replaced sys.stdout */
+    c->stream = vm->sys_stdout;
+    file_flush(vm, c->stream);
+}
+
+static void repr_body(VM *vm, void *ud) {
+    Value *v = ud;
+    *v = STR_VAL(vm_repr(vm, *v));
+}
+
+/* Flushes stdout before exit. A failure (a full disk, a closed pipe) is
+** reported as CPython does, "Exception ignored in: <stream>" and the
+** exception, and the exit status becomes 120. */
+static int flush_stdout_at_exit(VM *vm, int rc) {
+    ExitFlush c = {.stream = NONE_VAL};
+    if (vm_pcall(vm, flush_stdout_body, &c)) return rc;
+    Value exc = vm->exc_value;
+    vm_push_root(vm, exc);
+    Value shown = c.stream;
+    fputs("Exception ignored in: ", stderr);
+    if (vm_pcall(vm, repr_body, &shown) && IS_STR(vm, shown)) fputs(AS_STR(shown)->chars, stderr);
+    fputc('\n', stderr);
+    exc_print(vm, exc, stderr);
+    vm_pop_roots(vm, 1);
+    vm->exc_value = NONE_VAL;
+    return 120;
+}
 
 static int run_stdin(VM *vm) {
     size_t len;
@@ -377,6 +431,7 @@ int main(int argc, char **argv) {
     pargv[0] = mode == MODE_FILE ? (char *)target : mode == MODE_CMD ? "-c" : mode == MODE_STDIN ? "-" : "";
     for (int i = 0; i < nrest; i++) pargv[i + 1] = argv[first_arg + i];
 
+    signals_install();
     VM *vm = vm_new(nrest + 1, pargv);
     if (!vm) {
         fprintf(stderr, "gpy: failed to initialize the VM\n");
@@ -390,10 +445,17 @@ int main(int argc, char **argv) {
     case MODE_STDIN: rc = run_stdin(vm); break;
     default: rc = repl(vm); break;
     }
-    fflush(stdout);
+    /* an uncaught KeyboardInterrupt (vm.c gives 128 + SIGINT, unlike sys.exit(130)) */
+    bool interrupted = rc == 128 + SIGINT && !vm->exit_requested;
+    rc = flush_stdout_at_exit(vm, rc);
     vm_free(vm);
     free(pargv);
     fflush(stdout);
     fflush(stderr);
+    if (interrupted) {
+        /* like CPython: die by SIGINT so that the shell sees an interrupted program */
+        signal(SIGINT, SIG_DFL);
+        kill(getpid(), SIGINT);
+    }
     return rc;
 }

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "signals.h"
 #include "stdlib_priv.h"
 
 typedef struct File {
@@ -21,6 +22,7 @@ typedef struct File {
     bool closed;
     bool owned;    /* fclose on close/collection (false for the std streams) */
     bool seekable; /* lines can be read with getline and a seek back */
+    bool tty;      /* a terminal: Ctrl-C interrupts a read waiting on it */
     char *buf;     /* stdio buffer of files we open (gc_malloc'd: counts toward GC) */
 } File;
 
@@ -54,6 +56,7 @@ Value os_error_new(VM *vm, int err, const char *filename) {
     case EACCES:
     case EPERM: t = vm->exc[EXC_PermissionError]; break;
     case EISDIR: t = vm->exc[EXC_IsADirectoryError]; break;
+    case EPIPE: t = vm->exc[EXC_BrokenPipeError]; break;
     default: t = vm->exc[EXC_OSError]; break;
     }
     /* OSError(errno, strerror[, filename]): args are (errno, strerror) and
@@ -94,6 +97,7 @@ static Value file_make(VM *vm, FILE *fp, Str *name, Str *mode, bool readable, bo
     f->writable = writable;
     f->owned = owned;
     f->seekable = fp && ftell(fp) >= 0;
+    f->tty = fp && isatty(fileno(fp));
     return OBJ_VAL(f);
 }
 
@@ -193,6 +197,47 @@ static File *writable_file(VM *vm, Value v, const char *what) {
     return f;
 }
 
+/* A StrBuf whose growth failed (strbuf.c: data freed, cap SIZE_MAX): the
+** read must stop there and raise MemoryError. */
+static bool sb_failed(const StrBuf *sb) {
+    return sb->cap == SIZE_MAX;
+}
+
+static Str *decode_buffer(VM *vm, StrBuf *sb);
+
+/* The text read so far as a Str: MemoryError (without a message, as in
+** CPython) when sb could not grow. */
+static Str *finish_read(VM *vm, StrBuf *sb) {
+    if (sb_failed(sb)) {
+        sb_init(sb);
+        vm_throw(vm, vm->memory_error);
+    }
+    return decode_buffer(vm, sb);
+}
+
+/* After a read that stopped early: raises what a read error means
+** (KeyboardInterrupt for a Ctrl-C, MemoryError, OSError). Returns false
+** at end of file, true when an interrupted read may be retried. The
+** caller frees its buffer first or passes it as sb (freed before raising). */
+static bool read_failed(VM *vm, FILE *fp, StrBuf *sb) {
+    int err = errno;
+    bool error = ferror(fp);
+    clearerr(fp);
+    if (!error && err != ENOMEM) return false;
+    if (err == EINTR && !vm_sigint_pending) return true;
+    if (sb) sb_free(sb);
+    if (err == EINTR) vm_check_signals(vm);
+    if (err == ENOMEM) vm_throw(vm, vm->memory_error); /* bare, as CPython's */
+    os_raise_errno(vm, err ? err : EIO, NULL);
+}
+
+/* Around a read from a terminal: Ctrl-C interrupts it (KeyboardInterrupt,
+** also for one that came just before the read). */
+static void interruptible_read(VM *vm, bool on) {
+    if (on) vm_check_signals(vm);
+    signals_interrupt_reads(on);
+}
+
 /* Length of the UTF-8 sequence that lead byte c starts (0: invalid). */
 static int utf8_len(unsigned char c) {
     if (c < 0x80) return 1;
@@ -241,23 +286,24 @@ static Str *decode_buffer(VM *vm, StrBuf *sb) {
     return sb_finish(vm, sb);
 }
 
-/* Reads one line into sb (universal newlines: \r\n and \r become \n);
-** stops after limit characters when limit >= 0. */
-static void read_line_into(FILE *fp, StrBuf *sb, int64_t limit) {
-    int64_t nchars = 0;
+/* Reads one line into sb (universal newlines: \r\n and \r become \n),
+** *nchars counting the characters in it; stops after limit characters
+** when limit >= 0. Returns true when the line is complete (or sb could
+** not grow), false when getc failed: end of file or a read error. */
+static bool read_line_into(FILE *fp, StrBuf *sb, int64_t limit, int64_t *nchars) {
     for (;;) {
-        if (limit >= 0 && nchars >= limit) break;
+        if ((limit >= 0 && *nchars >= limit) || sb_failed(sb)) return true;
         int c = getc_unlocked(fp);
-        if (c == EOF) break;
+        if (c == EOF) return false;
         if (c == '\r') {
             int d = getc_unlocked(fp);
             if (d != '\n' && d != EOF) ungetc(d, fp);
             sb_putc(sb, '\n');
-            break;
+            return true;
         }
         sb_putc(sb, (char)c);
-        if ((c & 0xC0) != 0x80) nchars++;
-        if (c == '\n') break;
+        if ((c & 0xC0) != 0x80) (*nchars)++;
+        if (c == '\n') return true;
         /* finish a multi-byte character before checking the limit */
         int n = utf8_len((unsigned char)c);
         for (int k = 1; k < n; k++) {
@@ -272,16 +318,53 @@ static void read_line_into(FILE *fp, StrBuf *sb, int64_t limit) {
     }
 }
 
-/* Reads up to n characters (all when n < 0), translating newlines. */
-static Str *read_chars(VM *vm, File *f, int64_t n) {
-    StrBuf sb;
-    sb_init(&sb);
-    FILE *fp = f->fp;
-    int64_t nchars = 0;
+/* Reads up to n characters (all when n < 0) into sb, translating
+** newlines; true when done (or sb could not grow), false when a read
+** stopped: end of file or a read error. */
+static bool read_chars_into(FILE *fp, StrBuf *sb, int64_t n, int64_t *nchars) {
     if (n < 0) {
         char buf[65536];
         size_t got;
-        while ((got = fread(buf, 1, sizeof buf, fp)) > 0) sb_append(&sb, buf, got);
+        while (!sb_failed(sb) && (got = fread(buf, 1, sizeof buf, fp)) > 0) sb_append(sb, buf, got);
+        return sb_failed(sb);
+    }
+    while (*nchars < n && !sb_failed(sb)) {
+        int c = getc_unlocked(fp);
+        if (c == EOF) return false;
+        if (c == '\r') {
+            int d = getc_unlocked(fp);
+            if (d != '\n' && d != EOF) ungetc(d, fp);
+            c = '\n';
+        }
+        sb_putc(sb, (char)c);
+        (*nchars)++;
+        int len = utf8_len((unsigned char)c);
+        for (int k = 1; k < len; k++) {
+            int d = getc_unlocked(fp);
+            if (d == EOF) break;
+            if ((d & 0xC0) != 0x80) {
+                ungetc(d, fp);
+                break;
+            }
+            sb_putc(sb, (char)d);
+        }
+    }
+    return true;
+}
+
+/* Reads up to n characters (all when n < 0). */
+static Str *read_chars(VM *vm, File *f, int64_t n) {
+    StrBuf sb;
+    sb_init(&sb);
+    int64_t nchars = 0;
+    for (;;) {
+        errno = 0;
+        if (f->tty) interruptible_read(vm, true);
+        bool done = read_chars_into(f->fp, &sb, n, &nchars);
+        if (f->tty) interruptible_read(vm, false);
+        if (done || !read_failed(vm, f->fp, &sb)) break;
+    }
+    if (n < 0 && !sb_failed(&sb)) {
         /* translate \r\n and \r to \n in place */
         size_t j = 0;
         for (size_t i = 0; i < sb.len; i++) {
@@ -293,32 +376,8 @@ static Str *read_chars(VM *vm, File *f, int64_t n) {
             sb.data[j++] = c;
         }
         sb.len = j;
-        clearerr(fp);
-        return decode_buffer(vm, &sb);
     }
-    while (nchars < n) {
-        int c = getc_unlocked(fp);
-        if (c == EOF) break;
-        if (c == '\r') {
-            int d = getc_unlocked(fp);
-            if (d != '\n' && d != EOF) ungetc(d, fp);
-            c = '\n';
-        }
-        sb_putc(&sb, (char)c);
-        nchars++;
-        int len = utf8_len((unsigned char)c);
-        for (int k = 1; k < len; k++) {
-            int d = getc_unlocked(fp);
-            if (d == EOF) break;
-            if ((d & 0xC0) != 0x80) {
-                ungetc(d, fp);
-                break;
-            }
-            sb_putc(&sb, (char)d);
-        }
-    }
-    clearerr(fp);
-    return decode_buffer(vm, &sb);
+    return finish_read(vm, &sb);
 }
 
 /* Str from bytes that must be UTF-8 (buf is free()d in every case). */
@@ -342,10 +401,19 @@ static Str *readline_file(VM *vm, File *f, int64_t limit) {
         ** the line: seek back to just after it) */
         char *buf = NULL;
         size_t cap = 0;
-        ssize_t n = getdelim(&buf, &cap, '\n', f->fp);
+        ssize_t n;
+        do {
+            errno = 0;
+            n = getdelim(&buf, &cap, '\n', f->fp);
+            if (n < 0) {
+                /* getdelim fails with ENOMEM, without the error flag, on a line too long */
+                free(buf);
+                buf = NULL;
+                cap = 0;
+            }
+        } while (n < 0 && read_failed(vm, f->fp, NULL));
         if (n <= 0) {
             free(buf);
-            clearerr(f->fp);
             return vm->empty_str;
         }
         char *cr = memchr(buf, '\r', (size_t)n);
@@ -360,13 +428,19 @@ static Str *readline_file(VM *vm, File *f, int64_t limit) {
     }
     StrBuf sb;
     sb_init(&sb);
-    read_line_into(f->fp, &sb, limit);
-    clearerr(f->fp);
-    if (sb.len == 0) {
+    int64_t nchars = 0;
+    for (;;) {
+        errno = 0;
+        if (f->tty) interruptible_read(vm, true);
+        bool complete = read_line_into(f->fp, &sb, limit, &nchars);
+        if (f->tty) interruptible_read(vm, false);
+        if (complete || !read_failed(vm, f->fp, &sb)) break;
+    }
+    if (sb.len == 0 && !sb_failed(&sb)) {
         sb_free(&sb);
         return vm->empty_str;
     }
-    return decode_buffer(vm, &sb);
+    return finish_read(vm, &sb);
 }
 
 Str *file_readline(VM *vm, Value file) {
@@ -433,12 +507,21 @@ static Value m_readlines(VM *vm, int argc, Value *argv, Dict *kwargs) {
 /* writing                                                             */
 /* ------------------------------------------------------------------ */
 
+/* Raises the OSError for a failed write or flush of fp (stdio drops the
+** buffered bytes it could not write, as CPython's stdout does). */
+static _Noreturn void write_failed(VM *vm, FILE *fp, int err) {
+    clearerr(fp);
+    os_raise_errno(vm, err ? err : EIO, NULL);
+}
+
 static void write_raw(VM *vm, File *f, const char *s, size_t len) {
-    if (len && fwrite(s, 1, len, f->fp) != len) {
-        int err = errno;
-        clearerr(f->fp);
-        os_raise_errno(vm, err ? err : EIO, NULL);
-    }
+    errno = 0;
+    if (len && fwrite(s, 1, len, f->fp) != len) write_failed(vm, f->fp, errno);
+}
+
+static void flush_raw(VM *vm, FILE *fp) {
+    errno = 0;
+    if (fflush(fp) != 0) write_failed(vm, fp, errno);
 }
 
 void file_write(VM *vm, Value file, Str *s) {
@@ -448,7 +531,8 @@ void file_write(VM *vm, Value file, Str *s) {
         return;
     }
     if (IS_EMPTY(file)) {
-        fwrite(s->chars, 1, (size_t)s->len, stdout);
+        errno = 0;
+        if (s->len && fwrite(s->chars, 1, (size_t)s->len, stdout) != (size_t)s->len) write_failed(vm, stdout, errno);
         return;
     }
     if (IS_NONE(file)) return;
@@ -468,11 +552,11 @@ void file_write_bytes(VM *vm, Value file, const char *s, size_t len) {
 void file_flush(VM *vm, Value file) {
     if (file_is_file(vm, file)) {
         File *f = (File *)AS_OBJ(file);
-        if (!f->closed && f->fp) fflush(f->fp);
+        if (!f->closed && f->fp) flush_raw(vm, f->fp);
         return;
     }
     if (IS_EMPTY(file)) {
-        fflush(stdout);
+        flush_raw(vm, stdout);
         return;
     }
     if (IS_NONE(file)) return;
@@ -515,18 +599,25 @@ static Value m_writelines(VM *vm, int argc, Value *argv, Dict *kwargs) {
 /* other methods                                                       */
 /* ------------------------------------------------------------------ */
 
+/* Closes f; a failed final flush raises, but the file is closed all the
+** same (as in CPython). */
 static void close_file(VM *vm, File *f) {
     if (f->closed) return;
     f->closed = true;
     if (!f->fp) return;
+    errno = 0;
+    int failed;
     if (f->owned) {
-        fclose(f->fp);
+        failed = fclose(f->fp);
         f->fp = NULL;
     } else {
-        fflush(f->fp);
+        failed = fflush(f->fp);
+        if (failed) clearerr(f->fp);
     }
+    int err = errno;
     if (f->buf) gc_free(vm, f->buf, FILE_BUFSIZE);
     f->buf = NULL;
+    if (failed) os_raise_errno(vm, err ? err : EIO, NULL);
 }
 
 static Value m_close(VM *vm, int argc, Value *argv, Dict *kwargs) {
@@ -540,7 +631,7 @@ static Value m_flush(VM *vm, int argc, Value *argv, Dict *kwargs) {
     (void)argc;
     kw_none(vm, "flush", kwargs);
     File *f = open_file(vm, argv[0], "flush");
-    fflush(f->fp);
+    if (f->writable) flush_raw(vm, f->fp);
     return NONE_VAL;
 }
 
@@ -614,7 +705,7 @@ static Value m_seek(VM *vm, int argc, Value *argv, Dict *kwargs) {
 static Value m_truncate(VM *vm, int argc, Value *argv, Dict *kwargs) {
     kw_none(vm, "truncate", kwargs);
     File *f = writable_file(vm, argv[0], "truncate");
-    fflush(f->fp);
+    flush_raw(vm, f->fp);
     int64_t size = argc > 1 && !IS_NONE(argv[1]) ? arg_int(vm, "truncate", argv[1]) : ftell(f->fp);
     if (ftruncate(fileno(f->fp), (off_t)size) != 0) os_raise_errno(vm, errno, NULL);
     return INT_VAL(size);
@@ -652,6 +743,12 @@ static Value file_iter_slot(VM *vm, Value self) {
     return self;
 }
 
+/* CPython names the encoding of the standard streams 'utf-8' and that of
+** open() files (the locale's) 'UTF-8'. */
+static const char *file_encoding(const File *f) {
+    return f->owned ? "UTF-8" : "utf-8";
+}
+
 static Value file_repr(VM *vm, Value self) {
     File *f = (File *)AS_OBJ(self);
     if (f->closed) return STR_VAL(str_cstr(vm, "<_io.TextIOWrapper name=<closed>>"));
@@ -659,7 +756,8 @@ static Value file_repr(VM *vm, Value self) {
     vm_push_root(vm, OBJ_VAL(n));
     Str *m = str_repr(vm, f->mode);
     vm_pop_roots(vm, 1);
-    return STR_VAL(str_printf(vm, "<_io.TextIOWrapper name=%s mode=%s encoding='UTF-8'>", n->chars, m->chars));
+    return STR_VAL(str_printf(vm, "<_io.TextIOWrapper name=%s mode=%s encoding='%s'>", n->chars, m->chars,
+                              file_encoding(f)));
 }
 
 static Value file_getattr(VM *vm, Value self, Str *name) {
@@ -669,7 +767,7 @@ static Value file_getattr(VM *vm, Value self, Str *name) {
         if (strcmp(n, "closed") == 0) return BOOL_VAL(f->closed);
         if (strcmp(n, "name") == 0) return STR_VAL(f->name);
         if (strcmp(n, "mode") == 0) return STR_VAL(f->mode);
-        if (strcmp(n, "encoding") == 0) return STR_VAL(str_cstr(vm, "UTF-8"));
+        if (strcmp(n, "encoding") == 0) return STR_VAL(str_cstr(vm, file_encoding(f)));
         if (strcmp(n, "errors") == 0) return STR_VAL(str_cstr(vm, "strict"));
         if (strcmp(n, "newlines") == 0) return NONE_VAL;
         if (strcmp(n, "line_buffering") == 0) return BOOL_VAL(false);

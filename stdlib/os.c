@@ -421,7 +421,7 @@ static Value p_join(VM *vm, int argc, Value *argv, Dict *kwargs) {
 }
 
 /* posixpath.normpath into sb */
-static void normpath_into(StrBuf *sb, const char *p, size_t len) {
+static void normpath_into(VM *vm, StrBuf *sb, const char *p, size_t len) {
     if (len == 0) {
         sb_putc(sb, '.');
         return;
@@ -431,9 +431,15 @@ static void normpath_into(StrBuf *sb, const char *p, size_t len) {
         initial = 1;
         if (len >= 2 && p[1] == '/' && !(len >= 3 && p[2] == '/')) initial = 2;
     }
-    /* component boundaries kept as (start, length) pairs on the stack of sb */
-    size_t ncomp = 0, cap = 16;
-    size_t *starts = malloc(cap * sizeof(size_t)), *lens = malloc(cap * sizeof(size_t));
+    /* component boundaries as (start, length) pairs; a component and its
+    ** slash take two bytes at least, so len / 2 + 1 of them fit */
+    size_t ncomp = 0, cap = len / 2 + 1;
+    size_t *starts = malloc(2 * cap * sizeof(size_t));
+    if (!starts) {
+        sb_free(sb);
+        vm_raise_kind(vm, MemoryError, "out of memory normalizing a path");
+    }
+    size_t *lens = starts + cap;
     size_t i = 0;
     while (i <= len) {
         size_t j = i;
@@ -445,11 +451,6 @@ static void normpath_into(StrBuf *sb, const char *p, size_t len) {
             bool last_dotdot = ncomp > 0 && lens[ncomp - 1] == 2 && p[starts[ncomp - 1]] == '.' &&
                                p[starts[ncomp - 1] + 1] == '.';
             if (!dotdot || (!initial && ncomp == 0) || last_dotdot) {
-                if (ncomp == cap) {
-                    cap *= 2;
-                    starts = realloc(starts, cap * sizeof(size_t));
-                    lens = realloc(lens, cap * sizeof(size_t));
-                }
                 starts[ncomp] = i;
                 lens[ncomp] = n;
                 ncomp++;
@@ -465,7 +466,6 @@ static void normpath_into(StrBuf *sb, const char *p, size_t len) {
         sb_append(sb, p + starts[k], lens[k]);
     }
     free(starts);
-    free(lens);
     if (sb->len == 0) sb_putc(sb, '.');
 }
 
@@ -475,7 +475,7 @@ static Value p_normpath(VM *vm, int argc, Value *argv, Dict *kwargs) {
     Str *s = str_arg(vm, argv[0]);
     StrBuf sb;
     sb_init(&sb);
-    normpath_into(&sb, s->chars, (size_t)s->len);
+    normpath_into(vm, &sb, s->chars, (size_t)s->len);
     return STR_VAL(sb_finish(vm, &sb));
 }
 
@@ -483,7 +483,7 @@ static Value p_normpath(VM *vm, int argc, Value *argv, Dict *kwargs) {
 static void abspath_into(VM *vm, StrBuf *sb, Str *s) {
     char cwd[PATH_MAX];
     if (s->len > 0 && s->chars[0] == '/') {
-        normpath_into(sb, s->chars, (size_t)s->len);
+        normpath_into(vm, sb, s->chars, (size_t)s->len);
         return;
     }
     if (!getcwd(cwd, sizeof cwd)) os_raise_errno(vm, errno, NULL);
@@ -494,8 +494,8 @@ static void abspath_into(VM *vm, StrBuf *sb, Str *s) {
         if (tmp.len == 0 || tmp.data[tmp.len - 1] != '/') sb_putc(&tmp, '/');
         sb_append_str(&tmp, s);
     }
-    normpath_into(sb, tmp.data, tmp.len);
-    sb_free(&tmp);
+    Str *joined = sb_finish(vm, &tmp); /* a Str, so that a MemoryError below leaks nothing */
+    normpath_into(vm, sb, joined->chars, (size_t)joined->len);
 }
 
 static Value p_abspath(VM *vm, int argc, Value *argv, Dict *kwargs) {

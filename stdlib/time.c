@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "signals.h"
 #include "stdlib_priv.h"
 
 static const char *const stime_fields[] = {"tm_year", "tm_mon", "tm_mday", "tm_hour", "tm_min", "tm_sec",
@@ -59,8 +60,10 @@ static Value t_sleep(VM *vm, int argc, Value *argv, Dict *kwargs) {
     ts.tv_sec = (time_t)secs;
     ts.tv_nsec = (long)((secs - (double)ts.tv_sec) * 1e9);
     if (ts.tv_nsec >= 1000000000) ts.tv_nsec = 999999999;
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
+    /* a Ctrl-C ends the sleep with KeyboardInterrupt (also one that came
+    ** just before it); other signals resume it */
+    vm_check_signals(vm);
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) vm_check_signals(vm);
     return NONE_VAL;
 }
 

@@ -729,7 +729,9 @@ static void print_one(VM *vm, Value exc, FILE *out) {
     StrBuf sb;
     sb_init(&sb);
     sb_exc_type_name(vm, &sb, e->obj.type);
-    fwrite(sb.data, 1, sb.len, out);
+    /* out of memory the buffer is gone (data NULL): the bare name will do */
+    if (sb.data) fwrite(sb.data, 1, sb.len, out);
+    else if (e->obj.type->name) put_str(e->obj.type->name, out);
     sb_free(&sb);
     Value msgattr = syntax ? exc_attr(vm, e, "msg") : EMPTY_VAL;
     if (IS_STR(vm, msgattr)) {

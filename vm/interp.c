@@ -12,6 +12,7 @@
 
 #include "interp.h"
 #include "cstack.h"
+#include "signals.h"
 
 /* ================================================================ caches */
 
@@ -1028,12 +1029,14 @@ static Value execute(VM *vm) {
             cache = alloc_caches(vm, frame->fn->proto);     \
         }                                                   \
     } while (0)
-#define SAFEPOINT()                                                            \
-    do {                                                                       \
-        if (UNLIKELY(vm->bytes_allocated > vm->next_gc || vm->gc_stress)) {    \
-            SAVEPC();                                                          \
-            gc_safepoint(vm);                                                  \
-        }                                                                      \
+/* also where a SIGINT becomes a KeyboardInterrupt (signals.c) */
+#define SAFEPOINT()                                                                           \
+    do {                                                                                      \
+        if (UNLIKELY(vm->bytes_allocated > vm->next_gc || vm->gc_stress || vm_sigint_pending)) { \
+            SAVEPC();                                                                         \
+            gc_safepoint(vm);                                                                 \
+            vm_check_signals(vm);                                                             \
+        }                                                                                     \
     } while (0)
 #define FRAME_NREGS() (frame->fn->proto->nregs)
 
@@ -1805,8 +1808,8 @@ return_special:
 
     vmcase(JMP) {
         int32_t off = INS_SJ(ins);
+        if (off < 0) SAFEPOINT(); /* before jumping: a KeyboardInterrupt names this line */
         pc += off;
-        if (off < 0) SAFEPOINT();
         vmnext();
     }
     vmcase(JMP_IF_FALSE) {
@@ -1819,8 +1822,8 @@ return_special:
         }
         if (!t) {
             int32_t off = INS_SBX(ins);
-            pc += off;
             if (off < 0) SAFEPOINT();
+            pc += off;
         }
         vmnext();
     }
@@ -1834,8 +1837,8 @@ return_special:
         }
         if (t) {
             int32_t off = INS_SBX(ins);
-            pc += off;
             if (off < 0) SAFEPOINT();
+            pc += off;
         }
         vmnext();
     }
@@ -1851,8 +1854,8 @@ return_special:
         }
         int32_t off = (int32_t)*pc++;
         if (!lt) {
-            pc += off;
             if (off < 0) SAFEPOINT();
+            pc += off;
         }
         vmnext();
     }

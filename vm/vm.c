@@ -6,6 +6,7 @@
 */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -286,10 +287,12 @@ static int system_exit_code(VM *vm, Value exc) {
 }
 
 /* Reports an exception that reached the top: SystemExit gives its code,
-** anything else prints its traceback and gives 1. */
+** KeyboardInterrupt 128 + SIGINT (the caller ends the process by SIGINT,
+** as CPython does), anything else prints its traceback and gives 1.
+** Like CPython, stdout is flushed later, at exit, where a failure
+** changes the exit status (repl/main.c). */
 static int handle_uncaught(VM *vm, Value exc) {
     vm_push_root(vm, exc);
-    flush_streams(vm);
     int rc;
     if (IS_OBJ(exc) && type_is_subtype(AS_OBJ(exc)->type, vm->exc[EXC_SystemExit])) {
         rc = system_exit_code(vm, exc);
@@ -297,7 +300,8 @@ static int handle_uncaught(VM *vm, Value exc) {
         vm->exit_code = rc;
     } else {
         exc_print(vm, exc, stderr);
-        rc = 1;
+        bool interrupt = IS_OBJ(exc) && type_is_subtype(AS_OBJ(exc)->type, vm->exc[EXC_KeyboardInterrupt]);
+        rc = interrupt ? 128 + SIGINT : 1;
     }
     fflush(stderr);
     vm_pop_roots(vm, 1);

@@ -52,6 +52,8 @@
     X(FileExistsError, OSError)                       \
     X(PermissionError, OSError)                       \
     X(IsADirectoryError, OSError)                     \
+    X(ConnectionError, OSError)                       \
+    X(BrokenPipeError, ConnectionError)               \
     X(RuntimeError, Exception)                        \
     X(NotImplementedError, RuntimeError)              \
     X(RecursionError, RuntimeError)                   \
