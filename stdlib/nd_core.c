@@ -308,11 +308,42 @@ void nd_update_flags(NDArray *a) {
     a->flags = f | (c ? ND_C_CONTIGUOUS : 0) | (fo ? ND_F_CONTIGUOUS : 0);
 }
 
+static _Noreturn void size_too_big(VM *vm) {
+    vm_raise_kind(vm, ValueError, "array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.");
+}
+
+/* numpy's check when it makes any array, view or not (PyArray_NewFromDescr):
+** no negative dimension, and the product of the non-zero dimensions times
+** the itemsize fits in int64. Zero dimensions are skipped so that every
+** C-contiguous stride and byte offset of an empty array fits too. */
+int64_t nd_shape_size(VM *vm, int ndim, const int64_t *shape, NDType dt) {
+    int64_t bytes = (int64_t)itemsizes[dt];
+    bool empty = false;
+    for (int i = 0; i < ndim; i++) {
+        if (shape[i] == 0) { empty = true; continue; }
+        if (shape[i] < 0) vm_raise_kind(vm, ValueError, "negative dimensions are not allowed");
+        if (__builtin_mul_overflow(bytes, shape[i], &bytes)) size_too_big(vm);
+    }
+    return empty ? 0 : bytes / (int64_t)itemsizes[dt];
+}
+
+int64_t nd_size_mul(VM *vm, int64_t a, int64_t b) {
+    int64_t r;
+    if (__builtin_mul_overflow(a, b, &r)) size_too_big(vm);
+    return r;
+}
+int64_t nd_size_add(VM *vm, int64_t a, int64_t b) {
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r)) size_too_big(vm);
+    return r;
+}
+
 NDArray *nd_wrap(VM *vm, NDType dt, void *data, int ndim, const int64_t *shape,
                  const int64_t *strides, Value base) {
     if (ndim < 0 || ndim > ND_MAXDIM)
         vm_raise_kind(vm, ValueError, "maximum supported dimension for an ndarray is currently %d, found %d",
                       ND_MAXDIM, ndim);
+    int64_t size = nd_shape_size(vm, ndim, shape, dt);
     NDState *st = nd_state(vm);
     vm_push_root(vm, base);
     NDArray *a = gc_alloc_obj(vm, st->t_array, sizeof(NDArray) + 2 * (size_t)ndim * sizeof(int64_t));
@@ -321,14 +352,13 @@ NDArray *nd_wrap(VM *vm, NDType dt, void *data, int ndim, const int64_t *shape,
     a->strides = a->dims + ndim;
     a->dtype = dt;
     a->ndim = ndim;
-    a->size = 1;
+    a->size = size;
     a->nbytes_owned = 0;
     int64_t s = (int64_t)itemsizes[dt];
     for (int i = ndim - 1; i >= 0; i--) {
         a->shape[i] = shape[i];
         a->strides[i] = strides ? strides[i] : s;
-        s *= shape[i] ? shape[i] : 1;
-        a->size *= shape[i];
+        s *= shape[i] ? shape[i] : 1; /* fits: checked by nd_shape_size */
     }
     if (a->size == 0 && !strides) /* numpy 2: empty arrays have zero strides */
         for (int i = 0; i < ndim; i++) a->strides[i] = 0;
@@ -375,13 +405,7 @@ static _Noreturn void too_big(VM *vm, size_t bytes, int ndim, const int64_t *sha
 ** for transparent huge pages (as numpy does): page faults otherwise
 ** dominate elementwise operations on fresh 10M-element results. */
 static NDArray *alloc_array(VM *vm, NDType dt, int ndim, const int64_t *shape, bool zero) {
-    int64_t n = 1;
-    for (int i = 0; i < ndim; i++) {
-        if (shape[i] < 0) vm_raise_kind(vm, ValueError, "negative dimensions are not allowed");
-        if (shape[i] && n > INT64_MAX / (int64_t)itemsizes[dt] / shape[i])
-            vm_raise_kind(vm, ValueError, "array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.");
-        n *= shape[i];
-    }
+    int64_t n = nd_shape_size(vm, ndim, shape, dt);
     size_t bytes = (size_t)n * itemsizes[dt];
     if (bytes == 0) bytes = 1;
     NDArray *a = nd_wrap(vm, dt, NULL, ndim, shape, NULL, NONE_VAL);
@@ -430,9 +454,33 @@ NDArray *nd_view(VM *vm, NDArray *src, char *data, int ndim, const int64_t *shap
     return v;
 }
 
+/* Bytes of the block that holds shape and strides once a.shape = ... has
+** given an array more dimensions than its dims[] has room for. */
+#define ND_DIMS_BLOCK (2 * ND_MAXDIM * sizeof(int64_t))
+
+void nd_set_layout(VM *vm, NDArray *a, int ndim, const int64_t *shape, const int64_t *strides) {
+    int64_t tmp[2 * ND_MAXDIM];
+    memcpy(tmp, shape, sizeof(int64_t) * (size_t)ndim);
+    memcpy(tmp + ndim, strides, sizeof(int64_t) * (size_t)ndim);
+    size_t room = (a->obj.gc_size - sizeof(NDArray)) / (2 * sizeof(int64_t));
+    if (a->shape == a->dims && (size_t)ndim > room) {
+        vm_push_root(vm, OBJ_VAL(a));
+        a->shape = gc_malloc(vm, ND_DIMS_BLOCK);
+        vm_pop_roots(vm, 1);
+    }
+    a->ndim = ndim;
+    a->strides = a->shape + ndim;
+    memcpy(a->shape, tmp, sizeof(int64_t) * 2 * (size_t)ndim);
+    nd_update_flags(a);
+}
+
 static void arr_mark(VM *vm, Obj *o) { gc_mark_value(vm, ((NDArray *)o)->base); }
 static void arr_finalize(VM *vm, Obj *o) {
     NDArray *a = (NDArray *)o;
+    if (a->shape != a->dims) {
+        gc_free(vm, a->shape, ND_DIMS_BLOCK);
+        a->shape = a->strides = a->dims;
+    }
     if (a->nbytes_owned >= ND_BUF_CACHE_MIN && vm->nd) {
         NDState *st = vm->nd;
         for (int i = 0; i < ND_BUF_CACHE; i++)
@@ -473,6 +521,7 @@ void nd_shape_str(char *buf, size_t n, int ndim, const int64_t *shape) {
 
 int nd_bcast_shape(VM *vm, NDArray *a, NDArray *b, int64_t *shape) {
     int nd = a->ndim > b->ndim ? a->ndim : b->ndim;
+    int64_t count = 1; /* numpy's nditer multiplies the shape in order */
     for (int i = 0; i < nd; i++) {
         int ia = i - (nd - a->ndim), ib = i - (nd - b->ndim);
         int64_t x = ia >= 0 ? a->shape[ia] : 1, y = ib >= 0 ? b->shape[ib] : 1;
@@ -484,6 +533,7 @@ int nd_bcast_shape(VM *vm, NDArray *a, NDArray *b, int64_t *shape) {
             nd_shape_str(sb, sizeof sb, b->ndim, b->shape);
             vm_raise_kind(vm, ValueError, "operands could not be broadcast together with shapes %s %s ", sa, sb);
         }
+        if (__builtin_mul_overflow(count, shape[i], &count)) vm_raise_kind(vm, ValueError, "iterator is too large");
     }
     return nd;
 }
