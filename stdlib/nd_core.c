@@ -664,7 +664,6 @@ int nd_parse_shape(VM *vm, Value v, int64_t *shape) {
                 shape[i] = nd_load_i(((NDScalar *)AS_OBJ(x))->dtype, &((NDScalar *)AS_OBJ(x))->v);
             else if (IS_INTLIKE(x)) shape[i] = AS_INTLIKE(x);
             else vm_raise_kind(vm, TypeError, "'%s' object cannot be interpreted as an integer", vm_type_name(vm, x));
-            if (shape[i] < 0) vm_raise_kind(vm, ValueError, "negative dimensions are not allowed");
         }
         return (int)n;
     }
@@ -672,7 +671,6 @@ int nd_parse_shape(VM *vm, Value v, int64_t *shape) {
         shape[0] = nd_load_i(((NDScalar *)AS_OBJ(v))->dtype, &((NDScalar *)AS_OBJ(v))->v);
     else if (IS_INTLIKE(v)) shape[0] = AS_INTLIKE(v);
     else vm_raise_kind(vm, TypeError, "'%s' object cannot be interpreted as an integer", vm_type_name(vm, v));
-    if (shape[0] < 0) vm_raise_kind(vm, ValueError, "negative dimensions are not allowed");
     return 1;
 }
 

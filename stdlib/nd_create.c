@@ -214,6 +214,13 @@ static bool is_floatish(VM *vm, Value v) {
     return IS_FLOAT(v) || (nd_is_scalar(vm, v) && nd_is_float(((NDScalar *)AS_OBJ(v))->dtype));
 }
 
+/* An integer argument of arange (Python int or numpy integer scalar). */
+static int64_t int_of(VM *vm, Value v) {
+    if (IS_INTLIKE(v)) return AS_INTLIKE(v);
+    if (nd_is_scalar(vm, v)) return nd_load_i(((NDScalar *)AS_OBJ(v))->dtype, &((NDScalar *)AS_OBJ(v))->v);
+    return (int64_t)num_of(vm, v);
+}
+
 static Value f_arange(VM *vm, int argc, Value *argv, Dict *kwargs) {
     Value dtv = kw_take(vm, kwargs, "dtype");
     Value kstart = kw_take(vm, kwargs, "start"), kstop = kw_take(vm, kwargs, "stop"), kstep = kw_take(vm, kwargs, "step");
@@ -230,15 +237,22 @@ static Value f_arange(VM *vm, int argc, Value *argv, Dict *kwargs) {
     bool anyf = is_floatish(vm, start) || is_floatish(vm, stop) || is_floatish(vm, step);
     double s0 = num_of(vm, start), s1 = num_of(vm, stop), st = num_of(vm, step);
     if (st == 0) vm_raise_kind(vm, ZeroDivisionError, "division by zero");
-    double cnt = ceil((s1 - s0) / st);
+    /* numpy's length: the exact difference of integer bounds, divided as
+    ** doubles, rounded up; NaN or a length beyond int64 is an error */
+    int64_t i0 = anyf ? 0 : int_of(vm, start), i1 = anyf ? 0 : int_of(vm, stop), di = anyf ? 0 : int_of(vm, step);
+    double cnt = anyf ? ceil((s1 - s0) / st) : ceil((double)((__int128)i1 - i0) / (double)di);
+    if (isnan(cnt)) vm_raise_kind(vm, ValueError, "arange: cannot compute length");
+    if (cnt >= 9223372036854775808.0) vm_raise_kind(vm, ValueError, "Maximum allowed size exceeded");
     int64_t n = cnt > 0 ? (int64_t)cnt : 0;
     int dt = dtype_arg(vm, dtv);
     if (dt < 0) dt = anyf ? ND_FLOAT64 : ND_INT64;
     NDArray *a = nd_new(vm, (NDType)dt, 1, &n);
     size_t is = nd_itemsize((NDType)dt);
     if (!anyf) {
-        int64_t i0 = (int64_t)s0, di = (int64_t)st;
-        for (int64_t i = 0; i < n; i++) nd_store_i((NDType)dt, a->data + (size_t)i * is, i0 + i * di);
+        /* start + i*step in wrapping arithmetic: exact, as every value lies
+        ** between start and stop, though i*step alone may overflow */
+        for (int64_t i = 0; i < n; i++)
+            nd_store_i((NDType)dt, a->data + (size_t)i * is, (int64_t)((uint64_t)i0 + (uint64_t)i * (uint64_t)di));
     } else if (dt == ND_FLOAT64) {
         double *p = (double *)a->data;
         for (int64_t i = 0; i < n; i++) p[i] = s0 + (double)i * st;
@@ -284,6 +298,7 @@ static Value f_eye(VM *vm, int argc, Value *argv, Dict *kwargs) {
     int64_t k = IS_EMPTY(kv) ? 0 : vm_to_index(vm, kv);
     int dt = dtype_arg(vm, dtv);
     NDArray *r = nd_new(vm, dt < 0 ? ND_FLOAT64 : (NDType)dt, 2, shape);
+    if (k >= shape[1] || k <= -shape[0]) return OBJ_VAL(r); /* no diagonal; i + k below cannot overflow */
     for (int64_t i = 0; i < shape[0]; i++) {
         int64_t j = i + k;
         if (j >= 0 && j < shape[1]) nd_store_i(r->dtype, r->data + i * r->strides[0] + j * r->strides[1], 1);
@@ -339,7 +354,7 @@ static NDArray *concat(VM *vm, List *l, int64_t axisv) {
             if (d != axis && a->shape[d] != a0->shape[d])
                 vm_raise_kind(vm, ValueError, "all the input array dimensions except for the concatenation axis must match exactly, but along dimension %d, the array at index 0 has size %lld and the array at index %lld has size %lld",
                               d, (long long)a0->shape[d], (long long)i, (long long)a->shape[d]);
-        shape[axis] += a->shape[axis];
+        shape[axis] = nd_size_add(vm, shape[axis], a->shape[axis]);
         dt = nd_promote(dt, a->dtype);
     }
     NDArray *r = nd_new(vm, dt, a0->ndim, shape);
@@ -505,7 +520,8 @@ static Value f_tile(VM *vm, int argc, Value *argv, Dict *kw) {
         ash[d] = da >= 0 ? a->shape[da] : 1;
         ast[d] = da >= 0 ? a->strides[da] : 0;
         rp[d] = dr >= 0 ? reps[dr] : 1;
-        shape[d] = ash[d] * rp[d];
+        if (rp[d] < 0) vm_raise_kind(vm, ValueError, "negative dimensions are not allowed");
+        shape[d] = nd_size_mul(vm, ash[d], rp[d]);
     }
     NDArray *r = nd_new(vm, a->dtype, nd, shape);
     size_t is = nd_itemsize(a->dtype);
@@ -542,9 +558,13 @@ static Value f_repeat(VM *vm, int argc, Value *argv, Dict *kw) {
     int ax = norm_axis(vm, vm_to_index(vm, axv), a->ndim);
     int64_t shape[ND_MAXDIM];
     memcpy(shape, a->shape, sizeof(int64_t) * (size_t)a->ndim);
-    shape[ax] *= n;
+    shape[ax] = nd_size_mul(vm, shape[ax], n);
     NDArray *r = nd_new(vm, a->dtype, a->ndim, shape);
     vm_push_root(vm, OBJ_VAL(r));
+    if (r->size == 0) { /* nothing to copy, however long the repeated axis */
+        vm_pop_roots(vm, 3);
+        return OBJ_VAL(r);
+    }
     int64_t sub[ND_MAXDIM];
     memcpy(sub, a->shape, sizeof(int64_t) * (size_t)a->ndim);
     sub[ax] = 1;

@@ -71,7 +71,7 @@ static NDArray *basic_view(VM *vm, NDArray *a, int nk, Value *keys, bool *all_in
             int64_t cnt = slice_indices(vm, (Slice *)AS_OBJ(k), a->shape[ax], &start, &stop, &step);
             if (cnt > 0) p += start * a->strides[ax];
             sh[n] = cnt;
-            st[n++] = a->strides[ax] * step;
+            st[n++] = nd_wrap_mul(a->strides[ax], step);
             ax++;
             *all_ints = false;
         } else bad_index(vm);

@@ -150,7 +150,9 @@ void nd_shape_str(char *buf, size_t n, int ndim, const int64_t *shape);
 NDType nd_promote(NDType a, NDType b);
 /* The 0-d result of a ufunc becomes a numpy scalar, else the array. */
 Value nd_result(VM *vm, NDArray *r);
-/* Parses a shape argument (int or tuple/list of ints). Returns ndim. */
+/* Parses a shape argument (int or tuple/list of ints). Returns ndim.
+** Negative entries are left to nd_new (numpy checks them in order with
+** the size overflow). */
 int nd_parse_shape(VM *vm, Value v, int64_t *shape);
 Value nd_shape_tuple(VM *vm, int ndim, const int64_t *shape);
 /* array(...) conversion with dtype inference; copy forces a new array. */
