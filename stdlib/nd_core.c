@@ -69,15 +69,22 @@ double nd_load_f(NDType dt, const void *p) {
     }
 }
 
-/* float -> int64 without undefined behaviour (numpy on x86 gives INT64_MIN). */
+/* Float to integer casts without undefined behaviour, with the values
+** numpy's casts give on x86 (cvttsd2si): out of range or NaN is the most
+** negative integer; int8/16/32 and uint8/16 convert through int32. */
 static int64_t f2i(double d) {
     if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) return INT64_MIN;
     return (int64_t)d;
 }
+static int32_t f2i32(double d) {
+    if (!(d > -2147483649.0 && d < 2147483648.0)) return INT32_MIN;
+    return (int32_t)d;
+}
+/* numpy's double -> uint64: [2**63, 2**64) directly, above that 0, below
+** 2**63 through int64 (negative values wrap, NaN gives 2**63) */
 static uint64_t f2u(double d) {
-    if (d < 0) return (uint64_t)f2i(d);
-    if (!(d < 18446744073709551616.0)) return 0x8000000000000000ull;
-    return (uint64_t)d;
+    if (d >= 9223372036854775808.0) return d < 18446744073709551616.0 ? (uint64_t)d : 0;
+    return (uint64_t)f2i(d);
 }
 
 int64_t nd_load_i(NDType dt, const void *p) {
@@ -122,7 +129,8 @@ void nd_store_f(NDType dt, void *p, double d) {
     case ND_FLOAT32: *(float *)p = (float)d; break;
     case ND_FLOAT64: *(double *)p = d; break;
     case ND_UINT64: *(uint64_t *)p = f2u(d); break;
-    default: nd_store_i(dt, p, f2i(d)); break;
+    case ND_INT64: case ND_UINT32: nd_store_i(dt, p, f2i(d)); break;
+    default: nd_store_i(dt, p, f2i32(d)); break;
     }
 }
 
@@ -155,27 +163,51 @@ bool nd_int_fits(NDType dt, int64_t i) {
     }
 }
 
+static void store_py_int(VM *vm, NDType dt, void *p, int64_t i) {
+    if (!nd_int_fits(dt, i))
+        vm_raise_kind(vm, OverflowError, "Python integer %lld out of bounds for %s", (long long)i, dtype_names[dt]);
+    nd_store_i(dt, p, i);
+}
+
+/* A float stored into an integer dtype goes through a Python int, as numpy
+** 2 does: NaN and infinity cannot convert, the truncated value must fit a
+** C long (or, for uint64, an unsigned one) and then the dtype. */
+static void store_float_as_int(VM *vm, NDType dt, void *p, double d) {
+    if (isnan(d)) vm_raise_kind(vm, ValueError, "cannot convert float NaN to integer");
+    if (isinf(d)) vm_raise_kind(vm, OverflowError, "cannot convert float infinity to integer");
+    double t = trunc(d);
+    if (dt == ND_UINT64 && t >= 0 && t < 18446744073709551616.0) {
+        *(uint64_t *)p = (uint64_t)t;
+        return;
+    }
+    if (!(t >= -9223372036854775808.0 && t < 9223372036854775808.0))
+        vm_raise_kind(vm, OverflowError, "Python int too large to convert to C long");
+    store_py_int(vm, dt, p, (int64_t)t);
+}
+
 void nd_store_value(VM *vm, NDType dt, void *p, Value v) {
+    bool to_int = !nd_is_float(dt) && dt != ND_BOOL;
     if (IS_BOOL(v)) nd_store_i(dt, p, AS_BOOL(v));
-    else if (IS_INT(v)) {
-        if (!nd_int_fits(dt, AS_INT(v)))
-            vm_raise_kind(vm, OverflowError, "Python integer %lld out of bounds for %s", (long long)AS_INT(v),
-                          dtype_names[dt]);
-        nd_store_i(dt, p, AS_INT(v));
-    } else if (IS_FLOAT(v)) {
-        double d = AS_FLOAT(v);
-        if (!nd_is_float(dt) && dt != ND_BOOL && (isnan(d) || isinf(d)))
-            vm_raise_kind(vm, ValueError, "cannot convert float %s to integer", isnan(d) ? "NaN" : "infinity");
-        nd_store_f(dt, p, d);
+    else if (IS_INT(v)) store_py_int(vm, dt, p, AS_INT(v));
+    else if (IS_FLOAT(v)) {
+        if (to_int) store_float_as_int(vm, dt, p, AS_FLOAT(v));
+        else nd_store_f(dt, p, AS_FLOAT(v));
     } else if (nd_is_scalar(vm, v)) {
+        /* numpy converts a numpy scalar for a signed integer dtype through
+        ** a Python int (with its errors); the other dtypes take a cast */
         NDScalar *s = (NDScalar *)AS_OBJ(v);
-        nd_cast1(dt, p, s->dtype, &s->v);
+        if (!nd_is_signed(dt) || s->dtype == ND_BOOL) nd_cast1(dt, p, s->dtype, &s->v);
+        else if (nd_is_float(s->dtype)) store_float_as_int(vm, dt, p, nd_load_f(s->dtype, &s->v));
+        else if (s->dtype == ND_UINT64 && s->v.u64 > (uint64_t)INT64_MAX)
+            vm_raise_kind(vm, OverflowError, "Python int too large to convert to C long");
+        else store_py_int(vm, dt, p, nd_load_i(s->dtype, &s->v));
     } else if (nd_check(vm, v) && ND_AS(v)->size == 1) {
         NDArray *a = ND_AS(v);
         nd_cast1(dt, p, a->dtype, a->data);
     } else if (IS_STR(vm, v)) {
-        Value f = float_from_str(vm, AS_STR(v)->chars, (size_t)AS_STR(v)->len);
-        nd_store_f(dt, p, AS_FLOAT(f));
+        /* numpy parses a string with int() for integer dtypes, float() otherwise */
+        if (to_int) store_py_int(vm, dt, p, AS_INT(int_from_str(vm, AS_STR(v)->chars, (size_t)AS_STR(v)->len, 10)));
+        else nd_store_f(dt, p, AS_FLOAT(float_from_str(vm, AS_STR(v)->chars, (size_t)AS_STR(v)->len)));
     } else {
         vm_raise_kind(vm, TypeError, "%s() argument must be a string or a real number, not '%s'",
                       nd_is_float(dt) ? "float" : "int", vm_type_name(vm, v));

@@ -139,6 +139,15 @@ static Value f_asarray(VM *vm, int argc, Value *argv, Dict *kwargs) {
     return OBJ_VAL(nd_array_from(vm, argv[0], dtype_arg(vm, dtv), false));
 }
 
+/* The fill value of full/ones/full_like at p: numpy copies it in with an
+** unsafe cast (np.full(2, 1e300, np.int64) is INT64_MIN), but a Python int
+** must still fit the dtype. */
+static void store_fill(VM *vm, NDType dt, void *p, Value fill) {
+    if (IS_FLOAT(fill)) nd_store_f(dt, p, AS_FLOAT(fill));
+    else if (nd_is_scalar(vm, fill)) nd_cast1(dt, p, ((NDScalar *)AS_OBJ(fill))->dtype, &((NDScalar *)AS_OBJ(fill))->v);
+    else nd_store_value(vm, dt, p, fill);
+}
+
 /* zeros/ones/empty/full(shape, [fill,] dtype=) */
 static Value make_filled(VM *vm, const char *fname, Value shapev, Value dtv, Value fill) {
     int64_t shape[ND_MAXDIM];
@@ -157,7 +166,7 @@ static Value make_filled(VM *vm, const char *fname, Value shapev, Value dtv, Val
     vm_pop_roots(vm, 1);
     if (!IS_EMPTY(fill) && a->size > 0) {
         size_t is = nd_itemsize(a->dtype);
-        nd_store_value(vm, a->dtype, a->data, fill);
+        store_fill(vm, a->dtype, a->data, fill);
         for (int64_t i = 1; i < a->size; i++) memcpy(a->data + (size_t)i * is, a->data, is);
     }
     return OBJ_VAL(a);
@@ -196,7 +205,7 @@ static Value like(VM *vm, int argc, Value *argv, Dict *kw, const char *fname, Va
     vm_pop_roots(vm, 1);
     if (!IS_EMPTY(fill) && a->size > 0) {
         size_t is = nd_itemsize(dt);
-        nd_store_value(vm, dt, a->data, fill);
+        store_fill(vm, dt, a->data, fill);
         for (int64_t i = 1; i < a->size; i++) memcpy(a->data + (size_t)i * is, a->data, is);
     }
     return OBJ_VAL(a);
