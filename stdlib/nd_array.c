@@ -382,8 +382,17 @@ static void set_shape(VM *vm, NDArray *a, Value v) {
 }
 
 static void arr_setattr(VM *vm, Value self, Str *name, Value value) {
-    if (!strcmp(name->chars, "shape") && !IS_EMPTY(value)) set_shape(vm, ND_AS(self), value);
-    else generic_setattr(vm, self, name, value);
+    static const char *const readonly[] = {"T", "base", "flags", "itemsize", "nbytes", "ndim", "size"};
+    const char *s = name->chars;
+    if (!strcmp(s, "shape")) {
+        if (IS_EMPTY(value)) vm_raise_kind(vm, AttributeError, "Cannot delete array shape");
+        set_shape(vm, ND_AS(self), value);
+        return;
+    }
+    for (size_t i = 0; i < sizeof readonly / sizeof readonly[0]; i++)
+        if (!strcmp(s, readonly[i]))
+            vm_raise_kind(vm, AttributeError, "attribute '%s' of 'numpy.ndarray' objects is not writable", s);
+    generic_setattr(vm, self, name, value);
 }
 
 static Value m_reshape(VM *vm, int argc, Value *argv, Dict *kw) {

@@ -554,8 +554,7 @@ static Value f_repeat(VM *vm, int argc, Value *argv, Dict *kw) {
     kw_done(vm, "repeat", kw);
     arg_between(vm, "repeat", argc, 2, 3);
     if (argc == 3) axv = argv[2];
-    int64_t n = vm_to_index(vm, argv[1]);
-    if (n < 0) vm_raise_kind(vm, ValueError, "repeats may not contain negative values.");
+    int64_t n = vm_to_index(vm, argv[1]); /* negative: nd_new's "negative dimensions", as numpy */
     NDArray *a = nd_array_from(vm, argv[0], -1, false);
     vm_push_root(vm, OBJ_VAL(a));
     if (IS_EMPTY(axv) || IS_NONE(axv)) {
