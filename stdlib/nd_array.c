@@ -478,10 +478,9 @@ static Value m_item(VM *vm, int argc, Value *argv, Dict *kw) {
         if (a->size != 1) vm_raise_kind(vm, ValueError, "can only convert an array of size 1 to a Python scalar");
         return nd_load_value(a->dtype, a->data);
     }
-    int64_t i = vm_to_index(vm, argv[1]);
-    if (i < 0) i += a->size;
+    int64_t k = vm_to_index(vm, argv[1]), i = k < 0 ? k + a->size : k;
     if (i < 0 || i >= a->size)
-        vm_raise_kind(vm, IndexError, "index %lld is out of bounds for size %lld", (long long)i, (long long)a->size);
+        vm_raise_kind(vm, IndexError, "index %lld is out of bounds for size %lld", (long long)k, (long long)a->size);
     NDElem e;
     nd_store_f(ND_FLOAT64, &e, 0);
     char *p = a->data;
