@@ -601,6 +601,18 @@ bool nd_overlaps(const NDArray *a, const NDArray *out) {
 
 void nd_assign(VM *vm, NDArray *dst, NDArray *src) {
     int64_t sst[ND_MAXDIM];
+    /* numpy drops the value's leading length-1 axes beyond dst's (a[0] =
+    ** np.array([[1, 2]]) on a 2-D a); a header copy sees src without them */
+    NDArray stripped, *orig = src; /* orig: the GC object, for the copy below */
+    if (src->ndim > dst->ndim && src->shape[0] == 1) {
+        int k = 0;
+        while (src->ndim - k > dst->ndim && src->shape[k] == 1) k++;
+        stripped = *src;
+        stripped.ndim -= k;
+        stripped.shape += k;
+        stripped.strides += k;
+        src = &stripped;
+    }
     if (!nd_bcast_strides(src, dst->ndim, dst->shape, sst)) {
         char sa[400], sb[400];
         nd_shape_str(sa, sizeof sa, src->ndim, src->shape);
@@ -615,7 +627,7 @@ void nd_assign(VM *vm, NDArray *dst, NDArray *src) {
     }
     /* overlapping memory (a[1:] = a[:-1], a[::-1] = a): go through a copy */
     if (nd_overlaps(src, dst)) {
-        NDArray *c = nd_copy(vm, src);
+        NDArray *c = nd_copy(vm, orig);
         vm_push_root(vm, OBJ_VAL(c));
         nd_assign(vm, dst, c);
         vm_pop_roots(vm, 1);

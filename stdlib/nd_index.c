@@ -420,6 +420,8 @@ void nd_setitem(VM *vm, Value self, Value key, Value value) {
     if (!any_advanced(vm, nk, keys)) {
         bool ints;
         NDArray *dst = basic_view(vm, a, nk, keys, &ints);
+        /* one element takes one value, as numpy's scalar assignment */
+        if (ints && v->ndim > 0) vm_raise_kind(vm, ValueError, "setting an array element with a sequence.");
         vm_push_root(vm, OBJ_VAL(dst));
         nd_assign(vm, dst, v);
         vm_pop_roots(vm, 2);
