@@ -296,35 +296,33 @@ static int reshape_shape(VM *vm, NDArray *a, int argc, Value *argv, int64_t *sha
         for (int i = 1; i < argc; i++) shape[i - 1] = vm_to_index(vm, argv[i]);
         nd = argc - 1;
     }
+    /* numpy 2's _fix_unknown_dimension: any negative entry is the unknown
+    ** one; the product of the others must not overflow */
     int neg = -1;
     int64_t known = 1;
     for (int i = 0; i < nd; i++) {
-        if (shape[i] == -1) {
+        if (shape[i] < 0) {
             if (neg >= 0) vm_raise_kind(vm, ValueError, "can only specify one unknown dimension");
             neg = i;
-        } else if (shape[i] < 0) vm_raise_kind(vm, ValueError, "negative dimensions not allowed");
-        else known *= shape[i];
+        } else if (__builtin_mul_overflow(known, shape[i], &known)) goto bad;
     }
     if (neg >= 0) {
         if (known == 0 || a->size % known) goto bad;
         shape[neg] = a->size / known;
-        known *= shape[neg];
-    }
-    if (known != a->size) goto bad;
+    } else if (known != a->size) goto bad;
     return nd;
 bad:;
+    /* numpy's convert_shape_to_string: leading unknowns are left out, later
+    ** ones print as "newaxis" */
     char buf[400];
-    nd_shape_str(buf, sizeof buf, nd, shape);
-    if (neg >= 0) {
-        /* numpy shows the unknown dimension as "newaxis" */
-        size_t o = 0;
-        o += (size_t)snprintf(buf + o, sizeof buf - o, "(");
-        for (int i = 0; i < nd && o < sizeof buf; i++) {
-            if (i == neg) o += (size_t)snprintf(buf + o, sizeof buf - o, i ? ",newaxis" : "newaxis");
-            else o += (size_t)snprintf(buf + o, sizeof buf - o, i ? ",%lld" : "%lld", (long long)shape[i]);
-        }
-        if (o < sizeof buf) snprintf(buf + o, sizeof buf - o, nd == 1 ? ",)" : ")");
+    int i = 0, w = 0;
+    while (i < nd && shape[i] < 0) i++;
+    w += snprintf(buf + w, sizeof buf - (size_t)w, "(");
+    for (int first = i; i < nd && w < (int)sizeof buf - 24; i++) {
+        if (shape[i] < 0) w += snprintf(buf + w, sizeof buf - (size_t)w, ",newaxis");
+        else w += snprintf(buf + w, sizeof buf - (size_t)w, i > first ? ",%lld" : "%lld", (long long)shape[i]);
     }
+    snprintf(buf + w, sizeof buf - (size_t)w, nd == 1 && shape[0] >= 0 ? ",)" : ")");
     vm_raise_kind(vm, ValueError, "cannot reshape array of size %lld into shape %s", (long long)a->size, buf);
 }
 
@@ -336,6 +334,65 @@ static NDArray *reshape(VM *vm, NDArray *a, int nd, const int64_t *shape) {
         return r;
     }
     return nd_view(vm, a, a->data, nd, shape, NULL);
+}
+
+/* The strides that let a (size > 0) be seen with shape newdims without a
+** copy, numpy's _attempt_nocopy_reshape (C order): each group of old axes
+** whose product equals a group of new axes must be contiguous in memory.
+** False when no such strides exist. */
+static bool nocopy_strides(const NDArray *a, int newnd, const int64_t *newdims, int64_t *newstrides) {
+    int64_t od[ND_MAXDIM], os[ND_MAXDIM];
+    int oldnd = 0;
+    for (int i = 0; i < a->ndim; i++)
+        if (a->shape[i] != 1) { od[oldnd] = a->shape[i]; os[oldnd++] = a->strides[i]; }
+    int oi = 0, oj = 1, ni = 0, nj = 1;
+    while (ni < newnd && oi < oldnd) {
+        int64_t np = newdims[ni], op = od[oi];
+        while (np != op) {
+            if (np < op) np *= newdims[nj++];
+            else op *= od[oj++];
+        }
+        for (int ok = oi; ok < oj - 1; ok++)
+            if (os[ok] != od[ok + 1] * os[ok + 1]) return false;
+        newstrides[nj - 1] = os[oj - 1];
+        for (int nk = nj - 1; nk > ni; nk--) newstrides[nk - 1] = newstrides[nk] * newdims[nk];
+        ni = nj++;
+        oi = oj++;
+    }
+    /* trailing axes of length 1 */
+    int64_t last = ni > 0 ? newstrides[ni - 1] : (int64_t)nd_itemsize(a->dtype);
+    for (int nk = ni; nk < newnd; nk++) newstrides[nk] = last;
+    return true;
+}
+
+/* a.shape = s: numpy's in-place reshape, never a copy. */
+static void set_shape(VM *vm, NDArray *a, Value v) {
+    if (IS_NONE(v)) vm_raise_kind(vm, TypeError, "Use () not None as shape arguments");
+    int64_t shape[ND_MAXDIM], strides[ND_MAXDIM];
+    Value args[2] = {OBJ_VAL(a), v};
+    int nd = reshape_shape(vm, a, 2, args, shape);
+    nd_shape_size(vm, nd, shape, a->dtype);
+    if (a->size == 0) {
+        for (int i = 0; i < nd; i++) strides[i] = 0; /* numpy 2: empty arrays have zero strides */
+    } else if (!nocopy_strides(a, nd, shape, strides)) {
+        vm_raise_kind(vm, AttributeError,
+                      "Incompatible shape for in-place modification. Use `.reshape()` to make a copy with the desired shape.");
+    }
+    nd_set_layout(vm, a, nd, shape, strides);
+}
+
+static void arr_setattr(VM *vm, Value self, Str *name, Value value) {
+    static const char *const readonly[] = {"T", "base", "flags", "itemsize", "nbytes", "ndim", "size"};
+    const char *s = name->chars;
+    if (!strcmp(s, "shape")) {
+        if (IS_EMPTY(value)) vm_raise_kind(vm, AttributeError, "Cannot delete array shape");
+        set_shape(vm, ND_AS(self), value);
+        return;
+    }
+    for (size_t i = 0; i < sizeof readonly / sizeof readonly[0]; i++)
+        if (!strcmp(s, readonly[i]))
+            vm_raise_kind(vm, AttributeError, "attribute '%s' of 'numpy.ndarray' objects is not writable", s);
+    generic_setattr(vm, self, name, value);
 }
 
 static Value m_reshape(VM *vm, int argc, Value *argv, Dict *kw) {
@@ -421,10 +478,9 @@ static Value m_item(VM *vm, int argc, Value *argv, Dict *kw) {
         if (a->size != 1) vm_raise_kind(vm, ValueError, "can only convert an array of size 1 to a Python scalar");
         return nd_load_value(a->dtype, a->data);
     }
-    int64_t i = vm_to_index(vm, argv[1]);
-    if (i < 0) i += a->size;
+    int64_t k = vm_to_index(vm, argv[1]), i = k < 0 ? k + a->size : k;
     if (i < 0 || i >= a->size)
-        vm_raise_kind(vm, IndexError, "index %lld is out of bounds for size %lld", (long long)i, (long long)a->size);
+        vm_raise_kind(vm, IndexError, "index %lld is out of bounds for size %lld", (long long)k, (long long)a->size);
     NDElem e;
     nd_store_f(ND_FLOAT64, &e, 0);
     char *p = a->data;
@@ -549,6 +605,7 @@ void nd_array_type_init(VM *vm, NDState *st) {
     t->truthy = arr_truthy;
     t->iter = arr_iter;
     t->getattr = arr_getattr;
+    t->setattr = arr_setattr;
     t->getitem = nd_getitem;
     t->setitem = nd_setitem;
     t->binop = nd_binop;

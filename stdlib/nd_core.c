@@ -71,15 +71,22 @@ double nd_load_f(NDType dt, const void *p) {
     }
 }
 
-/* float -> int64 without undefined behaviour (numpy on x86 gives INT64_MIN). */
+/* Float to integer casts without undefined behaviour, with the values
+** numpy's casts give on x86 (cvttsd2si): out of range or NaN is the most
+** negative integer; int8/16/32 and uint8/16 convert through int32. */
 static int64_t f2i(double d) {
     if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) return INT64_MIN;
     return (int64_t)d;
 }
+static int32_t f2i32(double d) {
+    if (!(d > -2147483649.0 && d < 2147483648.0)) return INT32_MIN;
+    return (int32_t)d;
+}
+/* numpy's double -> uint64: [2**63, 2**64) directly, above that 0, below
+** 2**63 through int64 (negative values wrap, NaN gives 2**63) */
 static uint64_t f2u(double d) {
-    if (d < 0) return (uint64_t)f2i(d);
-    if (!(d < 18446744073709551616.0)) return 0x8000000000000000ull;
-    return (uint64_t)d;
+    if (d >= 9223372036854775808.0) return d < 18446744073709551616.0 ? (uint64_t)d : 0;
+    return (uint64_t)f2i(d);
 }
 
 int64_t nd_load_i(NDType dt, const void *p) {
@@ -124,7 +131,8 @@ void nd_store_f(NDType dt, void *p, double d) {
     case ND_FLOAT32: *(float *)p = (float)d; break;
     case ND_FLOAT64: *(double *)p = d; break;
     case ND_UINT64: *(uint64_t *)p = f2u(d); break;
-    default: nd_store_i(dt, p, f2i(d)); break;
+    case ND_INT64: case ND_UINT32: nd_store_i(dt, p, f2i(d)); break;
+    default: nd_store_i(dt, p, f2i32(d)); break;
     }
 }
 
@@ -157,27 +165,51 @@ bool nd_int_fits(NDType dt, int64_t i) {
     }
 }
 
+static void store_py_int(VM *vm, NDType dt, void *p, int64_t i) {
+    if (!nd_int_fits(dt, i))
+        vm_raise_kind(vm, OverflowError, "Python integer %lld out of bounds for %s", (long long)i, dtype_names[dt]);
+    nd_store_i(dt, p, i);
+}
+
+/* A float stored into an integer dtype goes through a Python int, as numpy
+** 2 does: NaN and infinity cannot convert, the truncated value must fit a
+** C long (or, for uint64, an unsigned one) and then the dtype. */
+static void store_float_as_int(VM *vm, NDType dt, void *p, double d) {
+    if (isnan(d)) vm_raise_kind(vm, ValueError, "cannot convert float NaN to integer");
+    if (isinf(d)) vm_raise_kind(vm, OverflowError, "cannot convert float infinity to integer");
+    double t = trunc(d);
+    if (dt == ND_UINT64 && t >= 0 && t < 18446744073709551616.0) {
+        *(uint64_t *)p = (uint64_t)t;
+        return;
+    }
+    if (!(t >= -9223372036854775808.0 && t < 9223372036854775808.0))
+        vm_raise_kind(vm, OverflowError, "Python int too large to convert to C long");
+    store_py_int(vm, dt, p, (int64_t)t);
+}
+
 void nd_store_value(VM *vm, NDType dt, void *p, Value v) {
+    bool to_int = !nd_is_float(dt) && dt != ND_BOOL;
     if (IS_BOOL(v)) nd_store_i(dt, p, AS_BOOL(v));
-    else if (IS_INT(v)) {
-        if (!nd_int_fits(dt, AS_INT(v)))
-            vm_raise_kind(vm, OverflowError, "Python integer %lld out of bounds for %s", (long long)AS_INT(v),
-                          dtype_names[dt]);
-        nd_store_i(dt, p, AS_INT(v));
-    } else if (IS_FLOAT(v)) {
-        double d = AS_FLOAT(v);
-        if (!nd_is_float(dt) && dt != ND_BOOL && (isnan(d) || isinf(d)))
-            vm_raise_kind(vm, ValueError, "cannot convert float %s to integer", isnan(d) ? "NaN" : "infinity");
-        nd_store_f(dt, p, d);
+    else if (IS_INT(v)) store_py_int(vm, dt, p, AS_INT(v));
+    else if (IS_FLOAT(v)) {
+        if (to_int) store_float_as_int(vm, dt, p, AS_FLOAT(v));
+        else nd_store_f(dt, p, AS_FLOAT(v));
     } else if (nd_is_scalar(vm, v)) {
+        /* numpy converts a numpy scalar for a signed integer dtype through
+        ** a Python int (with its errors); the other dtypes take a cast */
         NDScalar *s = (NDScalar *)AS_OBJ(v);
-        nd_cast1(dt, p, s->dtype, &s->v);
+        if (!nd_is_signed(dt) || s->dtype == ND_BOOL) nd_cast1(dt, p, s->dtype, &s->v);
+        else if (nd_is_float(s->dtype)) store_float_as_int(vm, dt, p, nd_load_f(s->dtype, &s->v));
+        else if (s->dtype == ND_UINT64 && s->v.u64 > (uint64_t)INT64_MAX)
+            vm_raise_kind(vm, OverflowError, "Python int too large to convert to C long");
+        else store_py_int(vm, dt, p, nd_load_i(s->dtype, &s->v));
     } else if (nd_check(vm, v) && ND_AS(v)->size == 1) {
         NDArray *a = ND_AS(v);
         nd_cast1(dt, p, a->dtype, a->data);
     } else if (IS_STR(vm, v)) {
-        Value f = float_from_str(vm, AS_STR(v)->chars, (size_t)AS_STR(v)->len);
-        nd_store_f(dt, p, AS_FLOAT(f));
+        /* numpy parses a string with int() for integer dtypes, float() otherwise */
+        if (to_int) store_py_int(vm, dt, p, AS_INT(int_from_str(vm, AS_STR(v)->chars, (size_t)AS_STR(v)->len, 10)));
+        else nd_store_f(dt, p, AS_FLOAT(float_from_str(vm, AS_STR(v)->chars, (size_t)AS_STR(v)->len)));
     } else {
         vm_raise_kind(vm, TypeError, "%s() argument must be a string or a real number, not '%s'",
                       nd_is_float(dt) ? "float" : "int", vm_type_name(vm, v));
@@ -310,11 +342,42 @@ void nd_update_flags(NDArray *a) {
     a->flags = f | (c ? ND_C_CONTIGUOUS : 0) | (fo ? ND_F_CONTIGUOUS : 0);
 }
 
+static _Noreturn void size_too_big(VM *vm) {
+    vm_raise_kind(vm, ValueError, "array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.");
+}
+
+/* numpy's check when it makes any array, view or not (PyArray_NewFromDescr):
+** no negative dimension, and the product of the non-zero dimensions times
+** the itemsize fits in int64. Zero dimensions are skipped so that every
+** C-contiguous stride and byte offset of an empty array fits too. */
+int64_t nd_shape_size(VM *vm, int ndim, const int64_t *shape, NDType dt) {
+    int64_t bytes = (int64_t)itemsizes[dt];
+    bool empty = false;
+    for (int i = 0; i < ndim; i++) {
+        if (shape[i] == 0) { empty = true; continue; }
+        if (shape[i] < 0) vm_raise_kind(vm, ValueError, "negative dimensions are not allowed");
+        if (__builtin_mul_overflow(bytes, shape[i], &bytes)) size_too_big(vm);
+    }
+    return empty ? 0 : bytes / (int64_t)itemsizes[dt];
+}
+
+int64_t nd_size_mul(VM *vm, int64_t a, int64_t b) {
+    int64_t r;
+    if (__builtin_mul_overflow(a, b, &r)) size_too_big(vm);
+    return r;
+}
+int64_t nd_size_add(VM *vm, int64_t a, int64_t b) {
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r)) size_too_big(vm);
+    return r;
+}
+
 NDArray *nd_wrap(VM *vm, NDType dt, void *data, int ndim, const int64_t *shape,
                  const int64_t *strides, Value base) {
     if (ndim < 0 || ndim > ND_MAXDIM)
         vm_raise_kind(vm, ValueError, "maximum supported dimension for an ndarray is currently %d, found %d",
                       ND_MAXDIM, ndim);
+    int64_t size = nd_shape_size(vm, ndim, shape, dt);
     NDState *st = nd_state(vm);
     vm_push_root(vm, base);
     NDArray *a = gc_alloc_obj(vm, st->t_array, sizeof(NDArray) + 2 * (size_t)ndim * sizeof(int64_t));
@@ -323,14 +386,13 @@ NDArray *nd_wrap(VM *vm, NDType dt, void *data, int ndim, const int64_t *shape,
     a->strides = a->dims + ndim;
     a->dtype = dt;
     a->ndim = ndim;
-    a->size = 1;
+    a->size = size;
     a->nbytes_owned = 0;
     int64_t s = (int64_t)itemsizes[dt];
     for (int i = ndim - 1; i >= 0; i--) {
         a->shape[i] = shape[i];
         a->strides[i] = strides ? strides[i] : s;
-        s *= shape[i] ? shape[i] : 1;
-        a->size *= shape[i];
+        s *= shape[i] ? shape[i] : 1; /* fits: checked by nd_shape_size */
     }
     if (a->size == 0 && !strides) /* numpy 2: empty arrays have zero strides */
         for (int i = 0; i < ndim; i++) a->strides[i] = 0;
@@ -392,13 +454,7 @@ static void buf_free(VM *vm, void *p, size_t bytes) {
 ** for transparent huge pages (as numpy does): page faults otherwise
 ** dominate elementwise operations on fresh 10M-element results. */
 static NDArray *alloc_array(VM *vm, NDType dt, int ndim, const int64_t *shape, bool zero) {
-    int64_t n = 1;
-    for (int i = 0; i < ndim; i++) {
-        if (shape[i] < 0) vm_raise_kind(vm, ValueError, "negative dimensions are not allowed");
-        if (shape[i] && n > INT64_MAX / (int64_t)itemsizes[dt] / shape[i])
-            vm_raise_kind(vm, ValueError, "array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.");
-        n *= shape[i];
-    }
+    int64_t n = nd_shape_size(vm, ndim, shape, dt);
     size_t bytes = (size_t)n * itemsizes[dt];
     if (bytes == 0) bytes = 1;
     NDArray *a = nd_wrap(vm, dt, NULL, ndim, shape, NULL, NONE_VAL);
@@ -447,9 +503,33 @@ NDArray *nd_view(VM *vm, NDArray *src, char *data, int ndim, const int64_t *shap
     return v;
 }
 
+/* Bytes of the block that holds shape and strides once a.shape = ... has
+** given an array more dimensions than its dims[] has room for. */
+#define ND_DIMS_BLOCK (2 * ND_MAXDIM * sizeof(int64_t))
+
+void nd_set_layout(VM *vm, NDArray *a, int ndim, const int64_t *shape, const int64_t *strides) {
+    int64_t tmp[2 * ND_MAXDIM];
+    memcpy(tmp, shape, sizeof(int64_t) * (size_t)ndim);
+    memcpy(tmp + ndim, strides, sizeof(int64_t) * (size_t)ndim);
+    size_t room = (a->obj.gc_size - sizeof(NDArray)) / (2 * sizeof(int64_t));
+    if (a->shape == a->dims && (size_t)ndim > room) {
+        vm_push_root(vm, OBJ_VAL(a));
+        a->shape = gc_malloc(vm, ND_DIMS_BLOCK);
+        vm_pop_roots(vm, 1);
+    }
+    a->ndim = ndim;
+    a->strides = a->shape + ndim;
+    memcpy(a->shape, tmp, sizeof(int64_t) * 2 * (size_t)ndim);
+    nd_update_flags(a);
+}
+
 static void arr_mark(VM *vm, Obj *o) { gc_mark_value(vm, ((NDArray *)o)->base); }
 static void arr_finalize(VM *vm, Obj *o) {
     NDArray *a = (NDArray *)o;
+    if (a->shape != a->dims) {
+        gc_free(vm, a->shape, ND_DIMS_BLOCK);
+        a->shape = a->strides = a->dims;
+    }
     if (a->nbytes_owned >= ND_BUF_CACHE_MIN && vm->nd) {
         NDState *st = vm->nd;
         for (int i = 0; i < ND_BUF_CACHE; i++)
@@ -490,6 +570,7 @@ void nd_shape_str(char *buf, size_t n, int ndim, const int64_t *shape) {
 
 int nd_bcast_shape(VM *vm, NDArray *a, NDArray *b, int64_t *shape) {
     int nd = a->ndim > b->ndim ? a->ndim : b->ndim;
+    int64_t count = 1; /* numpy's nditer multiplies the shape in order */
     for (int i = 0; i < nd; i++) {
         int ia = i - (nd - a->ndim), ib = i - (nd - b->ndim);
         int64_t x = ia >= 0 ? a->shape[ia] : 1, y = ib >= 0 ? b->shape[ib] : 1;
@@ -501,6 +582,7 @@ int nd_bcast_shape(VM *vm, NDArray *a, NDArray *b, int64_t *shape) {
             nd_shape_str(sb, sizeof sb, b->ndim, b->shape);
             vm_raise_kind(vm, ValueError, "operands could not be broadcast together with shapes %s %s ", sa, sb);
         }
+        if (__builtin_mul_overflow(count, shape[i], &count)) vm_raise_kind(vm, ValueError, "iterator is too large");
     }
     return nd;
 }
@@ -536,6 +618,18 @@ bool nd_overlaps(const NDArray *a, const NDArray *out) {
 
 void nd_assign(VM *vm, NDArray *dst, NDArray *src) {
     int64_t sst[ND_MAXDIM];
+    /* numpy drops the value's leading length-1 axes beyond dst's (a[0] =
+    ** np.array([[1, 2]]) on a 2-D a); a header copy sees src without them */
+    NDArray stripped, *orig = src; /* orig: the GC object, for the copy below */
+    if (src->ndim > dst->ndim && src->shape[0] == 1) {
+        int k = 0;
+        while (src->ndim - k > dst->ndim && src->shape[k] == 1) k++;
+        stripped = *src;
+        stripped.ndim -= k;
+        stripped.shape += k;
+        stripped.strides += k;
+        src = &stripped;
+    }
     if (!nd_bcast_strides(src, dst->ndim, dst->shape, sst)) {
         char sa[400], sb[400];
         nd_shape_str(sa, sizeof sa, src->ndim, src->shape);
@@ -550,7 +644,7 @@ void nd_assign(VM *vm, NDArray *dst, NDArray *src) {
     }
     /* overlapping memory (a[1:] = a[:-1], a[::-1] = a): go through a copy */
     if (nd_overlaps(src, dst)) {
-        NDArray *c = nd_copy(vm, src);
+        NDArray *c = nd_copy(vm, orig);
         vm_push_root(vm, OBJ_VAL(c));
         nd_assign(vm, dst, c);
         vm_pop_roots(vm, 1);
@@ -631,7 +725,6 @@ int nd_parse_shape(VM *vm, Value v, int64_t *shape) {
                 shape[i] = nd_load_i(((NDScalar *)AS_OBJ(x))->dtype, &((NDScalar *)AS_OBJ(x))->v);
             else if (IS_INTLIKE(x)) shape[i] = AS_INTLIKE(x);
             else vm_raise_kind(vm, TypeError, "'%s' object cannot be interpreted as an integer", vm_type_name(vm, x));
-            if (shape[i] < 0) vm_raise_kind(vm, ValueError, "negative dimensions are not allowed");
         }
         return (int)n;
     }
@@ -639,7 +732,6 @@ int nd_parse_shape(VM *vm, Value v, int64_t *shape) {
         shape[0] = nd_load_i(((NDScalar *)AS_OBJ(v))->dtype, &((NDScalar *)AS_OBJ(v))->v);
     else if (IS_INTLIKE(v)) shape[0] = AS_INTLIKE(v);
     else vm_raise_kind(vm, TypeError, "'%s' object cannot be interpreted as an integer", vm_type_name(vm, v));
-    if (shape[0] < 0) vm_raise_kind(vm, ValueError, "negative dimensions are not allowed");
     return 1;
 }
 

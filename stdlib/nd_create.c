@@ -139,6 +139,15 @@ static Value f_asarray(VM *vm, int argc, Value *argv, Dict *kwargs) {
     return OBJ_VAL(nd_array_from(vm, argv[0], dtype_arg(vm, dtv), false));
 }
 
+/* The fill value of full/ones/full_like at p: numpy copies it in with an
+** unsafe cast (np.full(2, 1e300, np.int64) is INT64_MIN), but a Python int
+** must still fit the dtype. */
+static void store_fill(VM *vm, NDType dt, void *p, Value fill) {
+    if (IS_FLOAT(fill)) nd_store_f(dt, p, AS_FLOAT(fill));
+    else if (nd_is_scalar(vm, fill)) nd_cast1(dt, p, ((NDScalar *)AS_OBJ(fill))->dtype, &((NDScalar *)AS_OBJ(fill))->v);
+    else nd_store_value(vm, dt, p, fill);
+}
+
 /* zeros/ones/empty/full(shape, [fill,] dtype=) */
 static Value make_filled(VM *vm, const char *fname, Value shapev, Value dtv, Value fill) {
     int64_t shape[ND_MAXDIM];
@@ -157,7 +166,7 @@ static Value make_filled(VM *vm, const char *fname, Value shapev, Value dtv, Val
     vm_pop_roots(vm, 1);
     if (!IS_EMPTY(fill) && a->size > 0) {
         size_t is = nd_itemsize(a->dtype);
-        nd_store_value(vm, a->dtype, a->data, fill);
+        store_fill(vm, a->dtype, a->data, fill);
         for (int64_t i = 1; i < a->size; i++) memcpy(a->data + (size_t)i * is, a->data, is);
     }
     return OBJ_VAL(a);
@@ -196,7 +205,7 @@ static Value like(VM *vm, int argc, Value *argv, Dict *kw, const char *fname, Va
     vm_pop_roots(vm, 1);
     if (!IS_EMPTY(fill) && a->size > 0) {
         size_t is = nd_itemsize(dt);
-        nd_store_value(vm, dt, a->data, fill);
+        store_fill(vm, dt, a->data, fill);
         for (int64_t i = 1; i < a->size; i++) memcpy(a->data + (size_t)i * is, a->data, is);
     }
     return OBJ_VAL(a);
@@ -212,6 +221,13 @@ static double num_of(VM *vm, Value v) {
 }
 static bool is_floatish(VM *vm, Value v) {
     return IS_FLOAT(v) || (nd_is_scalar(vm, v) && nd_is_float(((NDScalar *)AS_OBJ(v))->dtype));
+}
+
+/* An integer argument of arange (Python int or numpy integer scalar). */
+static int64_t int_of(VM *vm, Value v) {
+    if (IS_INTLIKE(v)) return AS_INTLIKE(v);
+    if (nd_is_scalar(vm, v)) return nd_load_i(((NDScalar *)AS_OBJ(v))->dtype, &((NDScalar *)AS_OBJ(v))->v);
+    return (int64_t)num_of(vm, v);
 }
 
 static Value f_arange(VM *vm, int argc, Value *argv, Dict *kwargs) {
@@ -230,15 +246,22 @@ static Value f_arange(VM *vm, int argc, Value *argv, Dict *kwargs) {
     bool anyf = is_floatish(vm, start) || is_floatish(vm, stop) || is_floatish(vm, step);
     double s0 = num_of(vm, start), s1 = num_of(vm, stop), st = num_of(vm, step);
     if (st == 0) vm_raise_kind(vm, ZeroDivisionError, "division by zero");
-    double cnt = ceil((s1 - s0) / st);
+    /* numpy's length: the exact difference of integer bounds, divided as
+    ** doubles, rounded up; NaN or a length beyond int64 is an error */
+    int64_t i0 = anyf ? 0 : int_of(vm, start), i1 = anyf ? 0 : int_of(vm, stop), di = anyf ? 0 : int_of(vm, step);
+    double cnt = anyf ? ceil((s1 - s0) / st) : ceil((double)((__int128)i1 - i0) / (double)di);
+    if (isnan(cnt)) vm_raise_kind(vm, ValueError, "arange: cannot compute length");
+    if (cnt >= 9223372036854775808.0) vm_raise_kind(vm, ValueError, "Maximum allowed size exceeded");
     int64_t n = cnt > 0 ? (int64_t)cnt : 0;
     int dt = dtype_arg(vm, dtv);
     if (dt < 0) dt = anyf ? ND_FLOAT64 : ND_INT64;
     NDArray *a = nd_new(vm, (NDType)dt, 1, &n);
     size_t is = nd_itemsize((NDType)dt);
     if (!anyf) {
-        int64_t i0 = (int64_t)s0, di = (int64_t)st;
-        for (int64_t i = 0; i < n; i++) nd_store_i((NDType)dt, a->data + (size_t)i * is, i0 + i * di);
+        /* start + i*step in wrapping arithmetic: exact, as every value lies
+        ** between start and stop, though i*step alone may overflow */
+        for (int64_t i = 0; i < n; i++)
+            nd_store_i((NDType)dt, a->data + (size_t)i * is, (int64_t)((uint64_t)i0 + (uint64_t)i * (uint64_t)di));
     } else if (dt == ND_FLOAT64) {
         double *p = (double *)a->data;
         for (int64_t i = 0; i < n; i++) p[i] = s0 + (double)i * st;
@@ -284,6 +307,7 @@ static Value f_eye(VM *vm, int argc, Value *argv, Dict *kwargs) {
     int64_t k = IS_EMPTY(kv) ? 0 : vm_to_index(vm, kv);
     int dt = dtype_arg(vm, dtv);
     NDArray *r = nd_new(vm, dt < 0 ? ND_FLOAT64 : (NDType)dt, 2, shape);
+    if (k >= shape[1] || k <= -shape[0]) return OBJ_VAL(r); /* no diagonal; i + k below cannot overflow */
     for (int64_t i = 0; i < shape[0]; i++) {
         int64_t j = i + k;
         if (j >= 0 && j < shape[1]) nd_store_i(r->dtype, r->data + i * r->strides[0] + j * r->strides[1], 1);
@@ -339,7 +363,7 @@ static NDArray *concat(VM *vm, List *l, int64_t axisv) {
             if (d != axis && a->shape[d] != a0->shape[d])
                 vm_raise_kind(vm, ValueError, "all the input array dimensions except for the concatenation axis must match exactly, but along dimension %d, the array at index 0 has size %lld and the array at index %lld has size %lld",
                               d, (long long)a0->shape[d], (long long)i, (long long)a->shape[d]);
-        shape[axis] += a->shape[axis];
+        shape[axis] = nd_size_add(vm, shape[axis], a->shape[axis]);
         dt = nd_promote(dt, a->dtype);
     }
     NDArray *r = nd_new(vm, dt, a0->ndim, shape);
@@ -505,7 +529,8 @@ static Value f_tile(VM *vm, int argc, Value *argv, Dict *kw) {
         ash[d] = da >= 0 ? a->shape[da] : 1;
         ast[d] = da >= 0 ? a->strides[da] : 0;
         rp[d] = dr >= 0 ? reps[dr] : 1;
-        shape[d] = ash[d] * rp[d];
+        if (rp[d] < 0) vm_raise_kind(vm, ValueError, "negative dimensions are not allowed");
+        shape[d] = nd_size_mul(vm, ash[d], rp[d]);
     }
     NDArray *r = nd_new(vm, a->dtype, nd, shape);
     size_t is = nd_itemsize(a->dtype);
@@ -529,8 +554,7 @@ static Value f_repeat(VM *vm, int argc, Value *argv, Dict *kw) {
     kw_done(vm, "repeat", kw);
     arg_between(vm, "repeat", argc, 2, 3);
     if (argc == 3) axv = argv[2];
-    int64_t n = vm_to_index(vm, argv[1]);
-    if (n < 0) vm_raise_kind(vm, ValueError, "repeats may not contain negative values.");
+    int64_t n = vm_to_index(vm, argv[1]); /* negative: nd_new's "negative dimensions", as numpy */
     NDArray *a = nd_array_from(vm, argv[0], -1, false);
     vm_push_root(vm, OBJ_VAL(a));
     if (IS_EMPTY(axv) || IS_NONE(axv)) {
@@ -542,9 +566,13 @@ static Value f_repeat(VM *vm, int argc, Value *argv, Dict *kw) {
     int ax = norm_axis(vm, vm_to_index(vm, axv), a->ndim);
     int64_t shape[ND_MAXDIM];
     memcpy(shape, a->shape, sizeof(int64_t) * (size_t)a->ndim);
-    shape[ax] *= n;
+    shape[ax] = nd_size_mul(vm, shape[ax], n);
     NDArray *r = nd_new(vm, a->dtype, a->ndim, shape);
     vm_push_root(vm, OBJ_VAL(r));
+    if (r->size == 0) { /* nothing to copy, however long the repeated axis */
+        vm_pop_roots(vm, 3);
+        return OBJ_VAL(r);
+    }
     int64_t sub[ND_MAXDIM];
     memcpy(sub, a->shape, sizeof(int64_t) * (size_t)a->ndim);
     sub[ax] = 1;

@@ -71,7 +71,7 @@ static NDArray *basic_view(VM *vm, NDArray *a, int nk, Value *keys, bool *all_in
             int64_t cnt = slice_indices(vm, (Slice *)AS_OBJ(k), a->shape[ax], &start, &stop, &step);
             if (cnt > 0) p += start * a->strides[ax];
             sh[n] = cnt;
-            st[n++] = a->strides[ax] * step;
+            st[n++] = nd_wrap_mul(a->strides[ax], step);
             ax++;
             *all_ints = false;
         } else bad_index(vm);
@@ -420,6 +420,8 @@ void nd_setitem(VM *vm, Value self, Value key, Value value) {
     if (!any_advanced(vm, nk, keys)) {
         bool ints;
         NDArray *dst = basic_view(vm, a, nk, keys, &ints);
+        /* one element takes one value, as numpy's scalar assignment */
+        if (ints && v->ndim > 0) vm_raise_kind(vm, ValueError, "setting an array element with a sequence.");
         vm_push_root(vm, OBJ_VAL(dst));
         nd_assign(vm, dst, v);
         vm_pop_roots(vm, 2);

@@ -774,6 +774,9 @@ static Value m_clip(VM *vm, int argc, Value *argv, Dict *kw) { return f_clip(vm,
 
 /* np.round(a, decimals=0): numpy rounds half to even (after scaling). */
 Value nd_round(VM *vm, Value v, int64_t dec) {
+    /* numpy takes decimals as a C int (and -dec below must not overflow) */
+    if (dec > INT32_MAX) vm_raise_kind(vm, OverflowError, "signed integer is greater than maximum");
+    if (dec < INT32_MIN) vm_raise_kind(vm, OverflowError, "signed integer is less than minimum");
     if (dec == 0) return unary(vm, V_RINT, v);
     NDArray *A = nd_from_value(vm, v, -1);
     if (!nd_is_float(A->dtype) && dec >= 0) return nd_result(vm, nd_copy(vm, A));

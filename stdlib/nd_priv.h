@@ -117,11 +117,25 @@ static inline void nd_advance(int ndim, const int64_t *shape, int64_t *idx, char
         if (p2) *p2 -= s2[d] * (shape[d] - 1);
     }
 }
+/* The element count of a new array of this shape, checked as numpy does:
+** ValueError for a negative dimension or when the non-zero dimensions times
+** the itemsize overflow int64 ("array is too big; ..."). */
+int64_t nd_shape_size(VM *vm, int ndim, const int64_t *shape, NDType dt);
+/* a * b and a + b for element counts and dimensions; ValueError "array is
+** too big; ..." when they overflow int64. */
+int64_t nd_size_mul(VM *vm, int64_t a, int64_t b);
+int64_t nd_size_add(VM *vm, int64_t a, int64_t b);
+/* a * b wrapping around as numpy's npy_intp arithmetic does: for strides
+** times a slice step, where an overflow only happens on a dimension of
+** length 0 or 1, whose stride never moves a pointer. */
+static inline int64_t nd_wrap_mul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
 /* Like nd_new but not zero-filled (the caller writes every element). */
 NDArray *nd_empty(VM *vm, NDType dt, int ndim, const int64_t *shape);
 /* A view of base's memory; owner is the array that owns the data. */
 NDArray *nd_view(VM *vm, NDArray *src, char *data, int ndim, const int64_t *shape,
                  const int64_t *strides);
+/* Gives a a new shape and strides in place (a.shape = ...; same size). */
+void nd_set_layout(VM *vm, NDArray *a, int ndim, const int64_t *shape, const int64_t *strides);
 /* Strides that broadcast a to (ndim, shape); false when incompatible. */
 bool nd_bcast_strides(NDArray *a, int ndim, const int64_t *shape, int64_t *out);
 /* The broadcast shape of two arrays, or ValueError numpy's way. */
@@ -136,7 +150,9 @@ void nd_shape_str(char *buf, size_t n, int ndim, const int64_t *shape);
 NDType nd_promote(NDType a, NDType b);
 /* The 0-d result of a ufunc becomes a numpy scalar, else the array. */
 Value nd_result(VM *vm, NDArray *r);
-/* Parses a shape argument (int or tuple/list of ints). Returns ndim. */
+/* Parses a shape argument (int or tuple/list of ints). Returns ndim.
+** Negative entries are left to nd_new (numpy checks them in order with
+** the size overflow). */
 int nd_parse_shape(VM *vm, Value v, int64_t *shape);
 Value nd_shape_tuple(VM *vm, int ndim, const int64_t *shape);
 /* array(...) conversion with dtype inference; copy forces a new array. */

@@ -110,6 +110,8 @@ static double next_gauss(NDRandom *r) {
 static bool size_arg(VM *vm, Value v, int *ndim, int64_t *shape) {
     if (IS_EMPTY(v) || IS_NONE(v)) return false;
     *ndim = nd_parse_shape(vm, v, shape);
+    for (int i = 0; i < *ndim; i++)
+        if (shape[i] < 0) vm_raise_kind(vm, ValueError, "negative dimensions are not allowed");
     return true;
 }
 
@@ -572,8 +574,7 @@ static Value f_choice(VM *vm, int argc, Value *argv, Dict *kw) {
     int nd = 0;
     int64_t shape[ND_MAXDIM];
     bool arr = size_arg(vm, zv, &nd, shape);
-    int64_t count = 1;
-    for (int d = 0; arr && d < nd; d++) count *= shape[d];
+    int64_t count = arr ? nd_shape_size(vm, nd, shape, ND_INT64) : 1;
     if (n == 0 && count != 0)
         vm_raise_kind(vm, ValueError, pool ? "'a' cannot be empty unless no samples are taken"
                                            : "a must be greater than 0 unless no samples are taken");

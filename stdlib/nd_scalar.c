@@ -153,7 +153,9 @@ static Value sc_new(VM *vm, Type *cls, int argc, Value *argv, Dict *kwargs) {
         nd_store_value(vm, dt, &e, i);
     } else if (IS_INT(v) && !nd_is_float(dt) && dt != ND_BOOL) {
         nd_store_value(vm, dt, &e, v);
-    } else if (dt == ND_BOOL && !IS_NUMBER(v) && !nd_is_scalar(vm, v)) {
+    } else if (nd_is_scalar(vm, v)) { /* np.int8(np.float64(300.0)): numpy casts */
+        nd_cast1(dt, &e, ((NDScalar *)AS_OBJ(v))->dtype, &((NDScalar *)AS_OBJ(v))->v);
+    } else if (dt == ND_BOOL && !IS_NUMBER(v)) {
         bool b = vm_truthy(vm, v);
         e.b[0] = b;
     } else {

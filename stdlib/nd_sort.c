@@ -56,10 +56,10 @@ static void sort_last(VM *vm, NDArray *a, NDArray *dst, NDArray *idxout) {
     NDArray *keys = nd_astype(vm, a, kt); /* C-contiguous rows */
     vm_push_root(vm, OBJ_VAL(keys));
     int64_t n = a->ndim ? a->shape[a->ndim - 1] : 1, rows = n ? a->size / n : 0;
-    int64_t cnt = n ? 2 * n : 1;
+    int64_t cnt = a->size ? nd_size_mul(vm, n, 2) : 1; /* an empty array may have a huge last axis */
     NDArray *work = nd_new(vm, ND_INT64, 1, &cnt);
     vm_push_root(vm, OBJ_VAL(work));
-    int64_t *idx = (int64_t *)work->data, *tmp = idx + n;
+    int64_t *idx = (int64_t *)work->data, *tmp = idx + (a->size ? n : 0);
     NDArray *cd = dst ? nd_copy(vm, a) : NULL; /* source values, C order */
     if (cd) vm_push_root(vm, OBJ_VAL(cd));
     NDArray *out = dst ? nd_new(vm, a->dtype, a->ndim, a->shape) : NULL;

@@ -37,8 +37,8 @@ typedef struct NDArray {
     int32_t ndim;
     int32_t flags;        /* ND_C_CONTIGUOUS | ND_F_CONTIGUOUS | ND_WRITEABLE */
     int64_t size;         /* product of shape (1 for 0-d arrays) */
-    int64_t *shape;       /* ndim entries; points into dims[] */
-    int64_t *strides;     /* ndim entries, bytes; points into dims[] */
+    int64_t *shape;       /* ndim entries; points into dims[] (or a separate block when a.shape = ... grew ndim) */
+    int64_t *strides;     /* ndim entries, bytes; follows shape */
     char *data;           /* address of element (0, 0, ...) */
     size_t nbytes_owned;  /* bytes of the buffer this array owns (freed with it); 0 for views */
     Value base;           /* owner of data for views / wrapped memory; NONE otherwise */
