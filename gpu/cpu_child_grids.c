@@ -83,9 +83,10 @@ static int run_child(CpuDevice *d, const ChildGrid *c, int depth, char *err, siz
                      (int32_t)c->dims[0], (int32_t)c->dims[1], (int32_t)c->dims[2]);
             return -1;
         }
-    if (c->shared > (1u << 20)) {
-        snprintf(err, errsize, "launch of kernel '%s' from a kernel: dynamic shared memory size %d is out of range",
-                 kname(k), (int32_t)c->shared);
+    if ((uint64_t)k->shared_bytes + c->shared > GPU_CPU_MAX_SHARED) {
+        snprintf(err, errsize, "launch of kernel '%s' from a kernel: %llu bytes of shared memory (%llu dynamic) "
+                 "exceed the device's %d per block (CUDA_ERROR_INVALID_VALUE)", kname(k),
+                 (unsigned long long)k->shared_bytes + c->shared, (unsigned long long)c->shared, GPU_CPU_MAX_SHARED);
         return -1;
     }
     /* the parameters, where the launching code laid them out */

@@ -611,9 +611,7 @@ CpuDevice *gpu_cpu_new(int nthreads) {
         free(d);
         return NULL;
     }
-    size_t stack = 64 * 1024;
-    const char *senv = getenv("GPY_CPU_FIBER_STACK");
-    if (senv && atol(senv) >= 16384) stack = (size_t)atol(senv);
+    size_t stack = gpu_cpu_fiber_stack_request();
     long page = sysconf(_SC_PAGESIZE);
     d->stack_size = (stack + (size_t)page - 1) / (size_t)page * (size_t)page;
     pthread_mutex_init(&d->mu, NULL);

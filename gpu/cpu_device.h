@@ -51,6 +51,10 @@ static inline size_t gpu_cpu_fiber_stack_request(void) {
     return env && atol(env) >= 16384 ? (size_t)atol(env) : 64 * 1024;
 }
 
+/* Shared memory per block (static + dynamic) the CPU device offers: what
+** CUDA gives a block without opting in, so kernels that fit here fit a GPU. */
+#define GPU_CPU_MAX_SHARED (48 * 1024)
+
 /* Creates the device; nthreads 0 = one worker per online core (GPY_CPU_THREADS
 ** overrides). Workers start lazily on the first launch. */
 CpuDevice *gpu_cpu_new(int nthreads);
