@@ -57,6 +57,7 @@
     X(RecursionError, RuntimeError)                   \
     X(SyntaxError, Exception)                         \
     X(IndentationError, SyntaxError)                  \
+    X(TabError, IndentationError)                     \
     X(SystemError, Exception)                         \
     X(TypeError, Exception)                           \
     X(ValueError, Exception)                          \
