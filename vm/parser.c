@@ -2949,10 +2949,6 @@ AstNode *parse_source(Arena *arena, const char *filename, const char *text, size
         text = "";
         len = 0;
     }
-    if (len >= 3 && (unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB && (unsigned char)text[2] == 0xBF) {
-        text += 3;
-        len -= 3;
-    }
     if (len > (size_t)0x7FFFFFF0) {
         err->line = 1;
         err->col = 1;

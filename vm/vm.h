@@ -525,6 +525,12 @@ void module_exec_source(VM *vm, Module *m, const char *filename, const char *tex
 /* Reads a file into a new Source named filename. Returns NULL with *err set
 ** to an errno value when the file cannot be read (raises only MemoryError). */
 Source *source_from_file(VM *vm, Str *filename, const char *path, int *err);
+/* Length of the UTF-8 byte order mark that starts text (3), or 0. A file's
+** (or stdin's) text drops it, as CPython's decoding does; exec/eval/compile
+** of a str keep it, and the lexer rejects U+FEFF like CPython. */
+size_t source_bom_length(const char *text, size_t len);
+/* The text of src to compile: a file's without its byte order mark. */
+const char *source_code(Source *src, size_t *len);
 
 /* ================= stdlib ================= */
 void builtins_init(VM *vm);       /* stdlib/builtins.c: fills vm->builtins */
