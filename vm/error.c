@@ -586,6 +586,7 @@ static const char *find_line(const char *text, size_t len, int line, size_t *out
 }
 
 Value exc_syntax_error(VM *vm, Source *src, const SyntaxErr *err) {
+    if (err->memory) return vm->memory_error;
     if (err->recursion) {
         Value msg = STR_VAL(str_cstr(vm, "maximum recursion depth exceeded during compilation"));
         vm_push_root(vm, msg);

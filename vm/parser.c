@@ -28,8 +28,8 @@
 #include "cstack.h"
 #include "lexer.h"
 
-#define MAX_DEPTH 3000     /* parser recursion units (C stack guard) */
-#define MAX_AST_DEPTH 3000 /* deepest tree the later passes must recurse through */
+#define MAX_DEPTH 5968     /* parser recursion units: where CPython's parser stack (MAXSTACK) overflows, with a statement around the nesting: MemoryError past it */
+#define MAX_AST_DEPTH 2992 /* deepest tree the later passes must recurse through: CPython's compiler gives RecursionError from here (nested unary operators) */
 #define MAX_BLOCKS 20      /* CPython's CO_MAXBLOCKS */
 #define MAX_SUBLEX 64      /* live f-string field token arrays */
 
@@ -475,8 +475,14 @@ static void enter(Parser *p) {
         longjmp(*p->top_jb, 1);
     }
     if (++p->depth > MAX_DEPTH) {
+        /* CPython's parser overflows its stack here with a bare MemoryError
+        ** (the tokenizer has already bounded parentheses at 200) */
         Token *t = peek(p);
-        report(p, t->line, t->col + 1, t->col + 1, false, "too many nested parentheses");
+        p->err->line = t->line;
+        p->err->col = t->col + 1;
+        p->err->memory = true;
+        snprintf(p->err->msg, sizeof p->err->msg, "parser stack overflow");
+        longjmp(*p->top_jb, 1);
     }
 }
 
@@ -2903,7 +2909,14 @@ static void check_depth(Parser *p, AstNode *root) {
     free(w.nodes);
     free(w.depths);
     if (was_oom) oom(p);
-    if (deep) RAISE_NODE(p, deep, "too many nested expressions or blocks (gpy's limit is %d levels)", MAX_AST_DEPTH);
+    if (deep) {
+        /* where CPython's compiler runs out of recursion depth */
+        p->err->line = deep->line;
+        p->err->col = deep->col + 1;
+        p->err->recursion = true;
+        snprintf(p->err->msg, sizeof p->err->msg, "maximum recursion depth exceeded during compilation");
+        longjmp(*p->top_jb, 1);
+    }
 }
 
 /* Checks the source is valid UTF-8 without NUL bytes; reports the first

@@ -282,6 +282,7 @@ typedef struct SyntaxErr {
     int end_col;          /* for the ^^^ underline; 0 = single caret */
     bool indentation;     /* IndentationError */
     bool recursion;       /* the C stack ran out: RecursionError, as CPython's "during compilation" */
+    bool memory;          /* the parser's depth limit: a bare MemoryError, as CPython's parser stack overflow */
     char msg[256];
 } SyntaxErr;
 /* Builds a SyntaxError instance (filename, lineno, offset, text) */
