@@ -28,8 +28,11 @@
 #include "cstack.h"
 #include "lexer.h"
 
-#define MAX_DEPTH 5968     /* parser recursion units: where CPython's parser stack (MAXSTACK) overflows, with a statement around the nesting: MemoryError past it */
-#define MAX_AST_DEPTH 2992 /* deepest tree the later passes must recurse through: CPython's compiler gives RecursionError from here (nested unary operators) */
+/* Both limits are placed where CPython 3.11 fails on nested unary operators
+** in a statement: its parser stack (MAXSTACK) overflows with a MemoryError,
+** its compiler gives RecursionError "during compilation". */
+#define MAX_DEPTH 5968     /* parser recursion units */
+#define MAX_AST_DEPTH 2992 /* deepest tree the later passes must recurse through */
 #define MAX_BLOCKS 20      /* CPython's CO_MAXBLOCKS */
 #define MAX_SUBLEX 64      /* live f-string field token arrays */
 

@@ -281,7 +281,7 @@ typedef struct SyntaxErr {
     int line, col;        /* 1-based */
     int end_col;          /* for the ^^^ underline; 0 = single caret */
     bool indentation;     /* IndentationError */
-    bool recursion;       /* the C stack ran out: RecursionError, as CPython's "during compilation" */
+    bool recursion;       /* too deep (C stack or tree depth): CPython's RecursionError "during compilation" */
     bool memory;          /* the parser's depth limit: a bare MemoryError, as CPython's parser stack overflow */
     char msg[256];
 } SyntaxErr;
