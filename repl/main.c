@@ -88,7 +88,9 @@ static void dump_body(VM *vm, void *ud) {
         if (!src->arena) vm_throw(vm, vm->memory_error);
         SyntaxErr err;
         memset(&err, 0, sizeof err);
-        AstNode *ast = parse_source(src->arena, c->path, src->text, src->len, PARSE_FILE, &err);
+        size_t len;
+        const char *code = source_code(src, &len);
+        AstNode *ast = parse_source(src->arena, c->path, code, len, PARSE_FILE, &err);
         if (!ast) vm_throw(vm, exc_syntax_error(vm, src, &err));
         ast_dump(ast, stdout);
     }
@@ -245,6 +247,7 @@ static int repl(VM *vm) {
     char *entry = NULL, *line = NULL;
     size_t entry_len = 0, entry_cap = 0, line_cap = 0;
     int rc = 0;
+    bool first_line = true;
     for (;;) {
         if (tty) {
             fputs(entry_len ? "... " : ">>> ", stdout);
@@ -276,6 +279,11 @@ static int repl(VM *vm) {
             }
             break;
         }
+        /* the first line's byte order mark is dropped, as a file's (CPython) */
+        size_t bom = first_line ? source_bom_length(line, (size_t)n) : 0;
+        first_line = false;
+        memmove(line, line + bom, (size_t)n - bom + 1);
+        n -= (ssize_t)bom;
         if (entry_len + (size_t)n + 1 > entry_cap) {
             size_t cap = (entry_len + (size_t)n + 1) * 2;
             char *ne = realloc(entry, cap);
@@ -356,7 +364,8 @@ static int run_stdin(VM *vm) {
         fprintf(stderr, "gpy: out of memory reading stdin\n");
         return 1;
     }
-    int rc = vm_run_source(vm, "<stdin>", text, len);
+    size_t bom = source_bom_length(text, len);
+    int rc = vm_run_source(vm, "<stdin>", text + bom, len - bom);
     free(text);
     return rc;
 }

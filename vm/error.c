@@ -586,6 +586,7 @@ static const char *find_line(const char *text, size_t len, int line, size_t *out
 }
 
 Value exc_syntax_error(VM *vm, Source *src, const SyntaxErr *err) {
+    if (err->memory) return vm->memory_error;
     if (err->recursion) {
         Value msg = STR_VAL(str_cstr(vm, "maximum recursion depth exceeded during compilation"));
         vm_push_root(vm, msg);
@@ -593,7 +594,13 @@ Value exc_syntax_error(VM *vm, Source *src, const SyntaxErr *err) {
         vm_pop_roots(vm, 1);
         return e;
     }
-    Type *t = vm->exc[err->indentation ? EXC_IndentationError : EXC_SyntaxError];
+    /* CPython raises TabError exactly for its E_TABSPACE tokenizer error,
+    ** which is the one carrying this message */
+    ExcKind kind = EXC_SyntaxError;
+    if (err->indentation)
+        kind = strcmp(err->msg, "inconsistent use of tabs and spaces in indentation") == 0 ? EXC_TabError
+                                                                                           : EXC_IndentationError;
+    Type *t = vm->exc[kind];
     size_t ll = 0;
     const char *lp = src ? find_line(src->text, src->len, err->line, &ll) : NULL;
     Value items[6];

@@ -97,6 +97,14 @@ Source *source_new(VM *vm, Str *filename, const char *text, size_t len) {
     return s;
 }
 
+/* Source.obj.flags: the text was read from a file (tracebacks show its
+** lines as they are, byte order mark included, like CPython's) */
+#define SOURCE_FROM_FILE 1
+
+size_t source_bom_length(const char *text, size_t len) {
+    return len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+}
+
 Source *source_from_file(VM *vm, Str *filename, const char *path, int *err) {
     Source *src = gc_alloc_obj(vm, vm->t_source, sizeof(Source));
     src->filename = filename;
@@ -143,8 +151,15 @@ Source *source_from_file(VM *vm, Str *filename, const char *path, int *err) {
     /* the buffer now belongs to the Source; count it like a gc_malloc */
     src->text = buf;
     src->len = len;
+    src->obj.flags |= SOURCE_FROM_FILE;
     vm->bytes_allocated += len + 1;
     return src;
+}
+
+const char *source_code(Source *src, size_t *len) {
+    size_t skip = (src->obj.flags & SOURCE_FROM_FILE) ? source_bom_length(src->text, src->len) : 0;
+    *len = src->len - skip;
+    return src->text + skip;
 }
 
 Proto *vm_compile_source(VM *vm, Source *src, ParseMode mode) {
@@ -155,7 +170,9 @@ Proto *vm_compile_source(VM *vm, Source *src, ParseMode mode) {
     SyntaxErr err;
     memset(&err, 0, sizeof err);
     const char *fname = src->filename ? src->filename->chars : "<string>";
-    AstNode *ast = parse_source(src->arena, fname, src->text, src->len, mode, &err);
+    size_t len;
+    const char *code = source_code(src, &len);
+    AstNode *ast = parse_source(src->arena, fname, code, len, mode, &err);
     if (!ast) vm_throw(vm, exc_syntax_error(vm, src, &err));
     Proto *p = comp_module(vm, src, ast, mode, &err);
     if (!p) vm_throw(vm, exc_syntax_error(vm, src, &err));

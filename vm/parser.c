@@ -28,8 +28,11 @@
 #include "cstack.h"
 #include "lexer.h"
 
-#define MAX_DEPTH 3000     /* parser recursion units (C stack guard) */
-#define MAX_AST_DEPTH 3000 /* deepest tree the later passes must recurse through */
+/* Both limits are placed where CPython 3.11 fails on nested unary operators
+** in a statement: its parser stack (MAXSTACK) overflows with a MemoryError,
+** its compiler gives RecursionError "during compilation". */
+#define MAX_DEPTH 5968     /* parser recursion units */
+#define MAX_AST_DEPTH 2992 /* deepest tree the later passes must recurse through */
 #define MAX_BLOCKS 20      /* CPython's CO_MAXBLOCKS */
 #define MAX_SUBLEX 64      /* live f-string field token arrays */
 
@@ -475,8 +478,14 @@ static void enter(Parser *p) {
         longjmp(*p->top_jb, 1);
     }
     if (++p->depth > MAX_DEPTH) {
+        /* CPython's parser overflows its stack here with a bare MemoryError
+        ** (the tokenizer has already bounded parentheses at 200) */
         Token *t = peek(p);
-        report(p, t->line, t->col + 1, t->col + 1, false, "too many nested parentheses");
+        p->err->line = t->line;
+        p->err->col = t->col + 1;
+        p->err->memory = true;
+        snprintf(p->err->msg, sizeof p->err->msg, "parser stack overflow");
+        longjmp(*p->top_jb, 1);
     }
 }
 
@@ -2903,7 +2912,14 @@ static void check_depth(Parser *p, AstNode *root) {
     free(w.nodes);
     free(w.depths);
     if (was_oom) oom(p);
-    if (deep) RAISE_NODE(p, deep, "too many nested expressions or blocks (gpy's limit is %d levels)", MAX_AST_DEPTH);
+    if (deep) {
+        /* where CPython's compiler runs out of recursion depth */
+        p->err->line = deep->line;
+        p->err->col = deep->col + 1;
+        p->err->recursion = true;
+        snprintf(p->err->msg, sizeof p->err->msg, "maximum recursion depth exceeded during compilation");
+        longjmp(*p->top_jb, 1);
+    }
 }
 
 /* Checks the source is valid UTF-8 without NUL bytes; reports the first
@@ -2948,10 +2964,6 @@ AstNode *parse_source(Arena *arena, const char *filename, const char *text, size
     if (!text) {
         text = "";
         len = 0;
-    }
-    if (len >= 3 && (unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB && (unsigned char)text[2] == 0xBF) {
-        text += 3;
-        len -= 3;
     }
     if (len > (size_t)0x7FFFFFF0) {
         err->line = 1;

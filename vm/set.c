@@ -96,9 +96,36 @@ static int64_t add_hash(VM *vm, Value key) {
 
 /* ============================================================ the table */
 
+/* Lookups restarted by key comparisons that keep changing the set before
+** RuntimeError (CPython would retry forever). */
+#define MAX_LOOKUP_RESTARTS 1000
+
+/* Compares start, found in the table at *entry, with key. The comparison runs
+** user code that may change the set: the search must start over unless the
+** table is the same size and the same slot still holds start. Judging by
+** contents rather than by where the table was allocated keeps this independent
+** of address reuse (and never reads a freed table). On success *entry is
+** re-pointed into the current table; on a needed restart *restart is set. */
+static bool compare_in_place(VM *vm, Set *so, SetEntry **entry, Value start, Value key, int *restarts,
+                             bool *restart) {
+    int64_t mask = so->mask;
+    ptrdiff_t at = *entry - so->table;
+    vm_push_root(vm, start);
+    bool eq = vm_equal(vm, start, key);
+    vm_pop_roots(vm, 1);
+    if (so->mask != mask || !e_active(&so->table[at]) || !vm_is(so->table[at].key, start)) {
+        if (++*restarts > MAX_LOOKUP_RESTARTS) vm_raise_kind(vm, RuntimeError, "set changed during lookup");
+        *restart = true;
+        return false;
+    }
+    *entry = &so->table[at];
+    return eq;
+}
+
 /* The entry holding key, or the unused entry that ends its probe chain.
 ** A comparison that changes the table restarts the search. */
 static SetEntry *lookkey(VM *vm, Set *so, Value key, int64_t hash) {
+    int restarts = 0;
 restart:;
     uint64_t mask = (uint64_t)so->mask, perturb = (uint64_t)hash, i = (uint64_t)hash & mask;
     for (;;) {
@@ -111,12 +138,9 @@ restart:;
                 bool decided;
                 bool eq = ctr_quick_equal(vm, start, key, &decided);
                 if (!decided) {
-                    SetEntry *table = so->table;
-                    vm_push_root(vm, start);
-                    eq = vm_equal(vm, start, key);
-                    vm_pop_roots(vm, 1);
-                    if (table != so->table || !vm_is(entry->key, start)) goto restart;
-                    mask = (uint64_t)so->mask;
+                    bool again = false;
+                    eq = compare_in_place(vm, so, &entry, start, key, &restarts, &again);
+                    if (again) goto restart;
                 }
                 if (eq) return entry;
             }
@@ -168,9 +192,11 @@ static void table_resize(VM *vm, Set *so, int64_t minused) {
 /* CPython's set_add_entry: a new key goes into the last dummy met on its
 ** probe path, if any, else into the unused slot that ends it. */
 static void add_entry(VM *vm, Set *so, Value key, int64_t hash) {
+    int restarts = 0;
 restart:;
     uint64_t mask = (uint64_t)so->mask, perturb = (uint64_t)hash, i = (uint64_t)hash & mask;
-    SetEntry *freeslot = NULL, *entry;
+    SetEntry *entry;
+    ptrdiff_t freeslot = -1; /* an index: comparisons may move the table */
     for (;;) {
         entry = &so->table[i];
         int probes = i + LINEAR_PROBES <= mask ? LINEAR_PROBES : 0;
@@ -181,16 +207,13 @@ restart:;
                 bool decided;
                 bool eq = ctr_quick_equal(vm, start, key, &decided);
                 if (!decided) {
-                    SetEntry *table = so->table;
-                    vm_push_root(vm, start);
-                    eq = vm_equal(vm, start, key);
-                    vm_pop_roots(vm, 1);
-                    if (table != so->table || !vm_is(entry->key, start)) goto restart;
-                    mask = (uint64_t)so->mask;
+                    bool again = false;
+                    eq = compare_in_place(vm, so, &entry, start, key, &restarts, &again);
+                    if (again) goto restart;
                 }
                 if (eq) return; /* already present */
             } else if (!e_active(entry)) {
-                freeslot = entry; /* a dummy: CPython keeps the last one met */
+                freeslot = entry - so->table; /* a dummy: CPython keeps the last one met */
             }
             entry++;
         } while (probes--);
@@ -198,10 +221,16 @@ restart:;
         i = (i * 5 + 1 + perturb) & mask;
     }
 found_unused_or_dummy:
-    if (freeslot) {
+    if (freeslot >= 0) {
+        SetEntry *dummy = &so->table[freeslot];
+        /* a comparison after it was met may have rebuilt the table */
+        if (e_active(dummy) || e_unused(dummy)) {
+            if (++restarts > MAX_LOOKUP_RESTARTS) vm_raise_kind(vm, RuntimeError, "set changed during lookup");
+            goto restart;
+        }
         so->used++;
-        freeslot->key = key;
-        freeslot->hash = hash;
+        dummy->key = key;
+        dummy->hash = hash;
         return;
     }
     so->fill++;

@@ -59,6 +59,7 @@
     X(RecursionError, RuntimeError)                   \
     X(SyntaxError, Exception)                         \
     X(IndentationError, SyntaxError)                  \
+    X(TabError, IndentationError)                     \
     X(SystemError, Exception)                         \
     X(TypeError, Exception)                           \
     X(ValueError, Exception)                          \
@@ -282,7 +283,8 @@ typedef struct SyntaxErr {
     int line, col;        /* 1-based */
     int end_col;          /* for the ^^^ underline; 0 = single caret */
     bool indentation;     /* IndentationError */
-    bool recursion;       /* the C stack ran out: RecursionError, as CPython's "during compilation" */
+    bool recursion;       /* too deep (C stack or tree depth): CPython's RecursionError "during compilation" */
+    bool memory;          /* the parser's depth limit: a bare MemoryError, as CPython's parser stack overflow */
     char msg[256];
 } SyntaxErr;
 /* Builds a SyntaxError instance (filename, lineno, offset, text) */
@@ -526,6 +528,12 @@ void module_exec_source(VM *vm, Module *m, const char *filename, const char *tex
 /* Reads a file into a new Source named filename. Returns NULL with *err set
 ** to an errno value when the file cannot be read (raises only MemoryError). */
 Source *source_from_file(VM *vm, Str *filename, const char *path, int *err);
+/* Length of the UTF-8 byte order mark that starts text (3), or 0. A file's
+** (or stdin's) text drops it, as CPython's decoding does; exec/eval/compile
+** of a str keep it, and the lexer rejects U+FEFF like CPython. */
+size_t source_bom_length(const char *text, size_t len);
+/* The text of src to compile: a file's without its byte order mark. */
+const char *source_code(Source *src, size_t *len);
 
 /* ================= stdlib ================= */
 void builtins_init(VM *vm);       /* stdlib/builtins.c: fills vm->builtins */
