@@ -9,8 +9,11 @@
 **
 ** The numbers are small (shapes that fit) or huge (2**45 and more, which
 ** any element count or byte size they enter must reject), never in between,
-** so a correct gpy never allocates much: a huge request fails in malloc
-** (ASAN_OPTIONS=allocator_may_return_null=1) and becomes MemoryError.
+** and an array that grows past 4096 elements (or extents) is replaced by a
+** small one after each statement, so a correct gpy never allocates much: a
+** huge request fails in malloc (ASAN_OPTIONS=allocator_may_return_null=1)
+** and becomes MemoryError, and scripts/fuzz.sh reports any allocation that
+** succeeds above 4 GB as a crash.
 **
 ** GPY_FUZZ_SHOW=1 prints each generated program on stderr: that is how a
 ** crash input becomes a .gpy reproducer.
@@ -119,9 +122,10 @@ static void statement(Gen *g) {
     StrBuf *o = &g->out;
     sb_appends(o, "try:\n    ");
     unsigned what = pick(g, 20);
+    int target = -1;
     if (what < 15) {
-        var(g);
-        sb_appends(o, " = ");
+        target = (int)pick(g, 4);
+        sb_printf(o, "a%d = ", target);
     }
     switch (what) {
     case 0:
@@ -236,11 +240,11 @@ static void statement(Gen *g) {
     case 14:
         sb_appends(o, "np.arange(");
         size_value(g);
-        if (pick(g, 2)) {
+        if (pick(g, 2)) { /* huge / huge is a middling count: keep the step small */
             sb_appends(o, ", ");
             size_value(g);
             sb_appends(o, ", ");
-            index_value(g);
+            sb_appends(o, pick(g, 2) ? "1" : "-1");
         }
         sb_putc(o, ')');
         break;
@@ -275,6 +279,14 @@ static void statement(Gen *g) {
         break;
     }
     sb_appends(o, "\nexcept Exception:\n    pass\n");
+    /* Keep every array small, so that a chain of statements (tile after
+    ** tile, or a loop over a huge extent of an empty array, which numpy
+    ** does too) cannot make a correct gpy slow. */
+    if (target >= 0)
+        sb_printf(o,
+                  "try:\n    if a%d.size > 4096 or max(a%d.shape + (0,)) > 4096:\n        a%d = np.arange(3)\n"
+                  "except Exception:\n    a%d = np.arange(3)\n",
+                  target, target, target, target);
 }
 
 /* The four arrays every program starts from: small, of fuzzed dtypes. */
