@@ -14,6 +14,7 @@
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../jit/jit_cache.h"
 #include "cuda_priv.h"
@@ -92,9 +93,19 @@ static void find_entries(const char *dir) {
     }
 }
 
+static char cache_dir[] = "/tmp/gpy-fuzz-cache-XXXXXX";
+
+/* At exit: the two entries and their directory go. */
+static void remove_entries(void) {
+    for (int t = 0; t < 2; t++)
+        if (kc.path[t][0]) unlink(kc.path[t]);
+    rmdir(cache_dir);
+}
+
 static void setup(VM *vm) {
-    static char dir[] = "/tmp/gpy-fuzz-cache-XXXXXX";
+    char *dir = cache_dir;
     if (!mkdtemp(dir)) abort();
+    atexit(remove_entries);
     setenv("GPY_CACHE_DIR", dir, 1);
     if (!fuzz_pcall(vm, make_entries, NULL)) abort();
     find_entries(dir);
