@@ -83,7 +83,7 @@ for t in $TARGETS; do
     K=$ROOT/tests/fuzz/crashes/$t
     [ -d "$K" ] || continue
     for f in "$K"/*; do
-        case $f in *.gpy|*.md) continue ;; esac
+        case $f in *.gpy|*.md|*.out) continue ;; esac
         if "$B/fuzz_$t" $LIMITS "$f" >"$B/known-$t.log" 2>&1; then
             echo "note: known crash ${f#$ROOT/} no longer crashes: move it to tests/fuzz/regressions/$t/"
         else
