@@ -14,6 +14,8 @@
 #   fuzz_signature  cuda.jit signature strings ("void(float32[:, ::1], int32)")
 #   fuzz_numpy      bytes -> a short numpy program (reshape, indexing, repeat, ...) run in the VM
 #   fuzz_kernel     source text -> type inference of each function as a kernel
+#   kernel_lower    fuzz_kernel with GPY_FUZZ_LOWER=1: what inference accepts
+#                   is also lowered and compiled to PTX (slower, deeper)
 #   fuzz_cache      bytes -> a disk cache entry read by the kernel cache loader
 #
 # The longer run (before a release, or overnight): one hour per target,
@@ -92,11 +94,14 @@ for t in $TARGETS; do
     done
 done
 
-# ---- fuzzing
-for t in $TARGETS; do
+# ---- fuzzing (kernel_lower: the fuzz_kernel binary, lowering too)
+for t in parse signature numpy kernel kernel_lower cache; do
     log=$B/fuzz-$t.log
-    "$B/fuzz_$t" $LIMITS -max_total_time="$SECS" -print_final_stats=1 \
-        -artifact_prefix="$B/crashes/$t-" "$B/corpus/$t" "$S/$t" >"$log" 2>&1
+    mkdir -p "$B/corpus/$t"
+    lower=
+    [ $t = kernel_lower ] && lower=1
+    GPY_FUZZ_LOWER=$lower "$B/fuzz_${t%_lower}" $LIMITS -max_total_time="$SECS" -print_final_stats=1 \
+        -artifact_prefix="$B/crashes/$t-" "$B/corpus/$t" "$S/${t%_lower}" >"$log" 2>&1
     rc=$?
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")

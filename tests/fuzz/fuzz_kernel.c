@@ -6,8 +6,13 @@
 ** function's name. The module body never runs: its functions are bound to a
 ** namespace that already holds numpy, cuda, numba and math, plus each
 ** other, which is what kernels read. Seeds: the kernel tests' programs.
+**
+** GPY_FUZZ_LOWER=1 also compiles each function inference accepted as a
+** kernel to PTX (lowering, LLVM's verifier and optimizer, NVPTX code
+** generation): deeper, and far slower per input.
 */
 #include <stdlib.h>
+#include <string.h>
 
 #include "cuda_priv.h"
 #include "fuzz_vm.h"
@@ -31,9 +36,11 @@ static void make_base_globals(VM *vm, void *ud) {
     base_globals = m->dict;
 }
 
-/* Argument types for a function: a rotation through a fixed list, started
-** by a hash of its name, so renaming a function tries other types. */
-static void argument_types(VM *vm, Str *name, int n, const JType **out) {
+/* Argument types for a function, three ways: a rotation through a fixed
+** list started by a hash of its name (renaming a function tries other
+** types), every argument a 1-d float32 array (what most kernels take), and
+** 1-d float32 arrays alternating with int64 scalars. */
+static void argument_types(VM *vm, Str *name, int way, int n, const JType **out) {
     const JType *table[] = {
         jt_array(vm, ND_FLOAT32, 1, 'C'), jt_scalar(vm, JK_INT64),           jt_array(vm, ND_FLOAT64, 2, 'C'),
         jt_scalar(vm, JK_FLOAT64),        jt_array(vm, ND_INT32, 1, 'A'),    jt_scalar(vm, JK_INT32),
@@ -43,13 +50,22 @@ static void argument_types(VM *vm, Str *name, int n, const JType **out) {
     unsigned h = 0;
     for (int64_t i = 0; i < name->len; i++) h = h * 31 + (unsigned char)name->chars[i];
     const int ntable = (int)(sizeof table / sizeof table[0]);
-    for (int i = 0; i < n; i++) out[i] = table[(h + (unsigned)i * (h % 5 + 1)) % (unsigned)ntable];
+    for (int i = 0; i < n; i++) {
+        if (way == 0) out[i] = table[(h + (unsigned)i * (h % 5 + 1)) % (unsigned)ntable];
+        else if (way == 1) out[i] = table[0];
+        else out[i] = table[i % 2];
+    }
 }
 
 static bool is_code(VM *vm, Value v) { return IS_OBJ(v) && AS_OBJ(v)->type == vm->t_code; }
 
 static void infer_input(VM *vm, void *ud) {
     Input *in = ud;
+    static int lower = -1;
+    if (lower < 0) {
+        const char *e = getenv("GPY_FUZZ_LOWER");
+        lower = e && *e && strcmp(e, "0") != 0;
+    }
     Source *src = source_new(vm, str_cstr(vm, "<fuzz>"), (const char *)in->data, in->size);
     vm_push_root(vm, OBJ_VAL(src));
     Proto *module = vm_compile_source(vm, src, PARSE_FILE);
@@ -70,15 +86,22 @@ static void infer_input(VM *vm, void *ud) {
     }
     for (int i = 0; i < nfuncs; i++) {
         Function *fn = funcs[i];
-        const JType *tys[64];
         int n = fn->proto->nparams < 64 ? fn->proto->nparams : 64;
-        argument_types(vm, fn->name, n, tys);
-        char err[1024];
-        JFunc *f = jit_infer(vm, fn, n, tys, fn->name->len % 3 != 0, err, sizeof err);
-        if (f) {
+        for (int way = 0; way < 3; way++) {
+            bool as_kernel = way != 2; /* the third way types it as a device function */
+            const JType *tys[64];
+            argument_types(vm, fn->name, way, n, tys);
+            char err[1024];
+            JFunc *f = jit_infer(vm, fn, n, tys, as_kernel, err, sizeof err);
+            if (!f) continue;
             char *dump = jf_dump(f);
             free(dump);
             jf_free(f);
+            if (as_kernel && lower) {
+                JitOptions opts = {0};
+                JitKernel *k = jit_compile_opts(vm, fn, n, tys, JIT_TARGET_PTX, 0, &opts, err, sizeof err);
+                if (k) jit_kernel_free(vm, k);
+            }
         }
     }
     vm_pop_roots(vm, 3);
