@@ -2,8 +2,8 @@
 ** fuzz_kernel.c — libFuzzer target: the kernel compiler's front end. The
 ** input is a program; every top-level function in it (after the bytecode
 ** compiler accepts the program) goes through type inference (jit/infer*.c)
-** as a kernel or a device function, with argument types chosen from the
-** function's name. The module body never runs: its functions are bound to a
+** three times: twice as a kernel, once as a device function, each with its
+** own argument types (argument_types). The module body never runs: its functions are bound to a
 ** namespace that already holds numpy, cuda, numba and math, plus each
 ** other, which is what kernels read. Seeds: the kernel tests' programs.
 **
