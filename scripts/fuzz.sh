@@ -20,6 +20,10 @@
 #
 # The longer run (before a release, or overnight): one hour per target,
 #   scripts/fuzz.sh 3600
+# Rates measured on 2 shared cores (exec/s): parse ~1,100, signature ~33,000,
+# numpy 30-140 (each input is a program run in the VM), kernel ~2,100,
+# kernel_lower ~950, cache ~1,500; an hour is then ~4M parse inputs, ~300k
+# numpy programs.
 # To reproduce a crash: build-fuzz/fuzz_<target> build-fuzz/crashes/<file>
 # (for fuzz_numpy, GPY_FUZZ_SHOW=1 prints the generated program); minimise it
 # with build-fuzz/fuzz_<target> -minimize_crash=1 -runs=10000 <file>. Each
