@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <llvm-c/Analysis.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/Error.h>
 #include <llvm-c/IRReader.h>
@@ -124,6 +125,16 @@ static LLVMModuleRef parse_renamed(LLVMContextRef C, const char *ir, const char 
         LLVMDisposeMessage(msg);
         return NULL;
     }
+    /* IR read back from disk may parse yet break LLVM's invariants (a
+    ** damaged entry), and the optimizer assumes them: verify first, and a
+    ** module that fails is a miss rather than a crash in a pass. */
+    if (LLVMVerifyModule(M, LLVMReturnStatusAction, &msg)) {
+        snprintf(err, errsize, "cached kernel IR is not valid: %.300s", msg ? msg : "?");
+        LLVMDisposeMessage(msg);
+        LLVMDisposeModule(M);
+        return NULL;
+    }
+    LLVMDisposeMessage(msg);
     for (LLVMValueRef fn = LLVMGetFirstFunction(M); fn; fn = LLVMGetNextFunction(fn)) {
         if (LLVMIsDeclaration(fn)) continue;
         size_t len, stem;
