@@ -28,12 +28,29 @@
 # (for fuzz_numpy, GPY_FUZZ_SHOW=1 prints the generated program); minimise it
 # with build-fuzz/fuzz_<target> -minimize_crash=1 -runs=10000 <file>. Each
 # crash fixed is kept in tests/fuzz/regressions/<target>/ and replayed here.
+#
+# GPY_FUZZ_SEED=N (scripts/test.sh sets it) makes a run repeatable: libFuzzer
+# starts from seed N with empty corpora, so the inputs tried in T seconds
+# are the first ones a longer run with the same seed tries. The last line
+# is 'N passed, N failed' over the replays and the fuzz runs.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SECS=${1:-30}
 B=$ROOT/build-fuzz
 TARGETS="parse signature numpy kernel cache"
 export CC=${CC:-clang-19}
+if ! command -v "$CC" >/dev/null; then   # libFuzzer comes with clang (Debian: clang-19)
+    if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
+    $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq clang-19 >/dev/null ||
+        { echo "fuzz.sh: $CC is missing and could not be installed"; echo "0 passed, 1 failed"; exit 1; }
+fi
+SEED_ARGS=
+CORPUS=$B/corpus
+if [ -n "${GPY_FUZZ_SEED:-}" ]; then
+    SEED_ARGS=-seed=$GPY_FUZZ_SEED
+    CORPUS=$B/corpus-seed$GPY_FUZZ_SEED
+    rm -rf "$CORPUS"
+fi
 # a huge request must come back NULL (gpy raises MemoryError), not abort;
 # the VM lives for the whole process, so its memory at exit is no leak
 export ASAN_OPTIONS=${ASAN_OPTIONS:-allocator_may_return_null=1:detect_leaks=0}
@@ -44,15 +61,15 @@ unset GPY_CACHE_DIR GPY_DUMP_PTX
 LIMITS="-rss_limit_mb=3072 -malloc_limit_mb=4096 -timeout=20"
 
 cmake -S "$ROOT" -B "$B" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-O1 -g" \
-    -DGPY_FUZZ=ON -DGPY_LLVM_STATIC=ON >/dev/null || exit 1
+    -DGPY_FUZZ=ON -DGPY_LLVM_STATIC=ON >/dev/null || { echo "fuzz.sh: cmake failed"; echo "0 passed, 1 failed"; exit 1; }
 cmake --build "$B" -j"$(nproc)" --target gpy_cli $(for t in $TARGETS; do echo fuzz_$t; done) >/dev/null || {
-    echo "fuzz.sh: build failed (cmake --build $B)"; exit 1; }
+    echo "fuzz.sh: build failed (cmake --build $B)"; echo "0 passed, 1 failed"; exit 1; }
 
 # ---- seed corpora, rebuilt from tests/ every run
 S=$B/seeds
 rm -rf "$S"
 mkdir -p "$S" "$B/crashes"
-for t in $TARGETS; do mkdir -p "$S/$t" "$B/corpus/$t"; done
+for t in $TARGETS; do mkdir -p "$S/$t" "$CORPUS/$t"; done
 i=0
 for f in $(find "$ROOT/tests" "$ROOT/examples" -name '*.gpy' | sort); do
     i=$((i + 1))
@@ -72,9 +89,12 @@ sed 's/^@cuda\.jit$/@cuda.jit(cache=True)/' "$ROOT/tests/kernels/grid2d.gpy" > "
 sed 's/^@cuda\.jit$/@cuda.jit(cache=True)/' "$ROOT/tests/kernels/k6_barrier_atomics.gpy" > "$S/cached_kernel2.gpy"
 GPY_CACHE_DIR=$cdir "$B/gpy" "$S/cached_kernel.gpy" >/dev/null 2>&1
 GPY_CACHE_DIR=$cdir "$B/gpy" "$S/cached_kernel2.gpy" >/dev/null 2>&1
-cp "$cdir"/*.gpyk "$S/cache/" 2>/dev/null || { echo "fuzz.sh: running a kernel with cache=True wrote no cache entry"; exit 1; }
+cp "$cdir"/*.gpyk "$S/cache/" 2>/dev/null || {
+    echo "fuzz.sh: running a kernel with cache=True wrote no cache entry"; echo "0 passed, 1 failed"; exit 1; }
 
 status=0
+passed=0
+failed=0
 # ---- every crash fixed stays fixed (tests/fuzz/regressions/<target>/);
 # crashes handed over to their owner and not fixed yet
 # (tests/fuzz/crashes/<target>/) are replayed too, reported but not failed:
@@ -85,6 +105,9 @@ for t in $TARGETS; do
         ! "$B/fuzz_$t" $LIMITS -runs=0 "$R" >"$B/replay-$t.log" 2>&1; then
         echo "FAIL: fuzz_$t crashes on a saved regression input (see $B/replay-$t.log)"
         status=1
+        failed=$((failed + 1))
+    elif [ -d "$R" ]; then
+        passed=$((passed + 1))
     fi
     K=$ROOT/tests/fuzz/crashes/$t
     [ -d "$K" ] || continue
@@ -101,11 +124,11 @@ done
 # ---- fuzzing (kernel_lower: the fuzz_kernel binary, lowering too)
 for t in parse signature numpy kernel kernel_lower cache; do
     log=$B/fuzz-$t.log
-    mkdir -p "$B/corpus/$t"
+    mkdir -p "$CORPUS/$t"
     lower=
     [ $t = kernel_lower ] && lower=1
-    GPY_FUZZ_LOWER=$lower "$B/fuzz_${t%_lower}" $LIMITS -max_total_time="$SECS" -print_final_stats=1 \
-        -artifact_prefix="$B/crashes/$t-" "$B/corpus/$t" "$S/${t%_lower}" >"$log" 2>&1
+    GPY_FUZZ_LOWER=$lower "$B/fuzz_${t%_lower}" $LIMITS $SEED_ARGS -max_total_time="$SECS" -print_final_stats=1 \
+        -artifact_prefix="$B/crashes/$t-" "$CORPUS/$t" "$S/${t%_lower}" >"$log" 2>&1
     rc=$?
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
@@ -113,8 +136,11 @@ for t in parse signature numpy kernel kernel_lower cache; do
         echo "FAIL: fuzz_$t crashed after ${runs:-?} runs; input in $B/crashes/, log $log"
         grep -m1 -E "ERROR: |runtime error|SUMMARY" "$log"
         status=1
+        failed=$((failed + 1))
     else
         echo "ok: fuzz_$t ${runs:-?} runs, ${rate:-?} exec/s, no crash"
+        passed=$((passed + 1))
     fi
 done
+echo "$passed passed, $failed failed"
 exit $status
