@@ -76,11 +76,15 @@ static size_t page_size(void) {
 ** makes temporaries of one size in a loop, and the collector frees them in
 ** batches, so a fresh mapping (and fresh page faults) each time made
 ** `a + b` on 80 KB arrays ten times slower. Kept in BIG_BUCKETS lists by
-** page count, BIG_CACHE_BYTES of data pages in all. */
+** page count: as many data pages as are live, plus BIG_CACHE_BYTES. The
+** collector runs when the heap has grown by about what is live, so that
+** much garbage is freed at once and then made again; malloc
+** keeps freed memory for reuse the same way. */
 enum { BIG_BUCKETS = 64 };
 #define BIG_CACHE_BYTES ((size_t)256 << 20)
 static GuardedBuf *big_cache[BIG_BUCKETS];
 static size_t big_cached_bytes;
+static size_t big_live_bytes; /* data pages of big buffers in use */
 
 /* A cached big mapping of exactly pages data pages, or NULL. */
 static GuardedBuf *big_take(size_t pages) {
@@ -100,7 +104,8 @@ static GuardedBuf *big_take(size_t pages) {
 /* Keeps b for reuse if there is room; false when the caller must unmap it. Called with mu held. */
 static bool big_keep(GuardedBuf *b) {
     size_t bytes = b->pages * page_size();
-    if (bytes > BIG_CACHE_BYTES - big_cached_bytes) return false;
+    size_t cap = big_live_bytes + BIG_CACHE_BYTES;
+    if (big_cached_bytes > cap || bytes > cap - big_cached_bytes) return false;
     b->next = big_cache[b->pages % BIG_BUCKETS];
     big_cache[b->pages % BIG_BUCKETS] = b;
     big_cached_bytes += bytes;
@@ -247,6 +252,7 @@ static GuardedBuf *alloc_buf(size_t bytes, size_t align, bool zero, bool slots) 
     }
     GuardedBuf **head = &live[b->cls >= 0];
     pthread_mutex_lock(&mu);
+    if (b->cls < 0) big_live_bytes += b->pages * page;
     b->prev = NULL;
     b->next = *head;
     if (*head) (*head)->prev = b;
@@ -274,6 +280,7 @@ void guarded_free(GuardedBuf *b) {
         b->next = free_slots[b->cls];
         free_slots[b->cls] = b;
     } else {
+        big_live_bytes -= b->pages * page_size();
         kept = big_keep(b);
     }
     pthread_mutex_unlock(&mu);
