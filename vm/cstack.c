@@ -25,19 +25,16 @@
 ** stack_floor. All 0 until first used. */
 static _Thread_local uintptr_t stack_low, stack_high, stack_floor;
 
-static inline uintptr_t stack_position(void)
-{
+static inline uintptr_t stack_position(void) {
     return (uintptr_t)__builtin_frame_address(0);
 }
 
-static uintptr_t reserve_for(uintptr_t size)
-{
+static uintptr_t reserve_for(uintptr_t size) {
     uintptr_t r = size / 4;
     return r < RESERVE_MIN ? RESERVE_MIN : r > RESERVE_MAX ? RESERVE_MAX : r;
 }
 
-static void find_stack(void)
-{
+static void find_stack(void) {
     uintptr_t here = stack_position();
     uintptr_t low = 0, size = 0;
     pthread_attr_t attr;
@@ -69,8 +66,7 @@ static void find_stack(void)
     stack_floor = floor < here ? floor : here;
 }
 
-bool c_stack_exhausted(void)
-{
+bool c_stack_exhausted(void) {
     if (!stack_high)
         find_stack();
     uintptr_t sp = stack_position();
@@ -78,8 +74,7 @@ bool c_stack_exhausted(void)
     return sp < stack_floor && sp >= stack_low;
 }
 
-void vm_check_c_stack(VM *vm, const char *what)
-{
+void vm_check_c_stack(VM *vm, const char *what) {
     if (c_stack_exhausted())
         vm_raise_kind(vm, RecursionError, "maximum recursion depth exceeded%s", what);
 }
