@@ -412,7 +412,6 @@ static Value m_flatten(VM *vm, int argc, Value *argv, Dict *kw) {
     kw_done(vm, "flatten", kw);
     (void)argc;
     NDArray *c = nd_copy(vm, ND_AS(argv[0]));
-    c->shape[0] = c->size;
     if (c->ndim != 1) {
         vm_push_root(vm, OBJ_VAL(c));
         NDArray *r = nd_wrap(vm, c->dtype, c->data, 1, &c->size, NULL, OBJ_VAL(c));

@@ -29,16 +29,26 @@ static bool int_key(VM *vm, Value k, int64_t *out) {
 
 /* Basic indexing: a view of a (or, with *scalar_out set, one element). */
 static NDArray *basic_view(VM *vm, NDArray *a, int nk, Value *keys, bool *all_ints) {
-    int used = 0, ell = -1;
+    int used = 0, ell = -1, nnone = 0, nslice = 0;
     for (int i = 0; i < nk; i++) {
         if (IS_OBJ(keys[i]) && vm_is(keys[i], vm->ellipsis)) {
             if (ell >= 0) vm_raise_kind(vm, IndexError, "an index can only have a single ellipsis ('...')");
             ell = i;
-        } else if (!IS_NONE(keys[i])) used++;
+        } else if (IS_NONE(keys[i])) nnone++;
+        else {
+            used++;
+            if (IS_OBJ(keys[i]) && AS_OBJ(keys[i])->type == vm->t_slice) nslice++;
+        }
     }
     if (used > a->ndim)
         vm_raise_kind(vm, IndexError, "too many indices for array: array is %d-dimensional, but %d were indexed",
                       a->ndim, used);
+    /* each None adds an axis, each integer drops one: numpy's check on the
+    ** result's rank, with gpy's limit (numpy 2's is 64) */
+    int result_dims = a->ndim + nnone - (used - nslice);
+    if (result_dims > ND_MAXDIM)
+        vm_raise_kind(vm, IndexError, "number of dimensions must be within [0, %d], indexing result would have %d",
+                      ND_MAXDIM, result_dims);
     int64_t sh[ND_MAXDIM], st[ND_MAXDIM];
     int n = 0, ax = 0;
     char *p = a->data;
@@ -77,6 +87,7 @@ static NDArray *basic_view(VM *vm, NDArray *a, int nk, Value *keys, bool *all_in
         } else bad_index(vm);
     }
     for (; ax < a->ndim; ax++) {
+        if (n >= ND_MAXDIM) vm_raise_kind(vm, IndexError, "too many dimensions");
         sh[n] = a->shape[ax];
         st[n++] = a->strides[ax];
         *all_ints = false;
@@ -142,18 +153,17 @@ static NDArray *advanced_offsets(VM *vm, NDArray *a, int nk, Value *keys, int *c
     int nd = b->ndim;
     memcpy(shape, b->shape, sizeof(int64_t) * (size_t)nd);
     for (int i = 1; i < nk; i++) {
-        NDArray tmp = *b;
         NDArray *k = ND_AS(ks->items[i]);
         int64_t sh2[ND_MAXDIM];
-        tmp.ndim = nd;
-        tmp.shape = shape;
         int64_t kst[ND_MAXDIM];
         int nd2 = nd > k->ndim ? nd : k->ndim;
         for (int d = 0; d < nd2; d++) sh2[d] = 1;
         for (int d = 0; d < nd; d++) sh2[nd2 - nd + d] = shape[d];
         for (int d = 0; d < k->ndim; d++)
             if (sh2[nd2 - k->ndim + d] == 1) sh2[nd2 - k->ndim + d] = k->shape[d];
-        if (!nd_bcast_strides(k, nd2, sh2, kst) || !nd_bcast_strides(&tmp, nd2, sh2, kst)) {
+        /* sh2 keeps every axis of the running shape (only its 1s are
+        ** replaced), so only k can fail to broadcast to it */
+        if (!nd_bcast_strides(k, nd2, sh2, kst)) {
             char s1[400], s2[400];
             nd_shape_str(s1, sizeof s1, nd, shape);
             nd_shape_str(s2, sizeof s2, k->ndim, k->shape);
@@ -199,9 +209,25 @@ static void split_key(VM *vm, Value key, int *nk, Value **keys, Value *one) {
     }
 }
 
+/* A 0-d boolean key (True, np.True_, np.array(False)): numpy adds an axis
+** of length 1 and selects it (True) or nothing of it (False). */
+static bool is_bool_0d(VM *vm, Value k, bool *truth) {
+    if (IS_BOOL(k)) { *truth = AS_BOOL(k); return true; }
+    if (nd_is_scalar(vm, k) && ((NDScalar *)AS_OBJ(k))->dtype == ND_BOOL) {
+        *truth = ((NDScalar *)AS_OBJ(k))->v.u8 != 0;
+        return true;
+    }
+    if (nd_check(vm, k) && ND_AS(k)->dtype == ND_BOOL && ND_AS(k)->ndim == 0) {
+        *truth = *ND_AS(k)->data != 0;
+        return true;
+    }
+    return false;
+}
+
 static bool any_advanced(VM *vm, int nk, Value *keys) {
+    bool truth;
     for (int i = 0; i < nk; i++)
-        if (is_advanced(vm, keys[i])) return true;
+        if (is_advanced(vm, keys[i]) || is_bool_0d(vm, keys[i], &truth)) return true;
     return false;
 }
 
@@ -243,8 +269,9 @@ static NDArray *advanced(VM *vm, NDArray *a, int nk, Value *keys, Value setval) 
     vm_push_root(vm, full);
     int nb = 0, vaxis = 0, adv_axes[ND_MAXDIM], na = 0, aaxis = 0;
     int used = 0;
+    bool truth;
     for (int i = 0; i < nk; i++)
-        if (!IS_NONE(keys[i]) && !(IS_OBJ(keys[i]) && vm_is(keys[i], vm->ellipsis))) {
+        if (!IS_NONE(keys[i]) && !(IS_OBJ(keys[i]) && vm_is(keys[i], vm->ellipsis)) && !is_bool_0d(vm, keys[i], &truth)) {
             if ((nd_check(vm, keys[i]) || IS_LIST(vm, keys[i])) && nd_from_value(vm, keys[i], -1)->dtype == ND_BOOL)
                 used += nd_from_value(vm, keys[i], -1)->ndim;
             else used++;
@@ -263,6 +290,17 @@ static NDArray *advanced(VM *vm, NDArray *a, int nk, Value *keys, Value setval) 
             vaxis++;
             if (!IS_NONE(k)) aaxis++;
             bk->items[nb++] = k;
+        } else if (is_bool_0d(vm, k, &truth)) {
+            /* a new axis (None) indexed with [0] or [] */
+            int64_t cnt = truth ? 1 : 0;
+            NDArray *sel = nd_new(vm, ND_INT64, 1, &cnt);
+            vm_push_root(vm, OBJ_VAL(sel));
+            if (cnt) ((int64_t *)sel->data)[0] = 0;
+            list_append(vm, arrs, OBJ_VAL(sel));
+            vm_pop_roots(vm, 1);
+            if (na >= ND_MAXDIM) bad_index(vm);
+            adv_axes[na++] = vaxis++;
+            bk->items[nb++] = NONE_VAL;
         } else if (int_key(vm, k, &iv) || is_advanced(vm, k)) {
             NDArray *ka = nd_from_value(vm, k, -1);
             vm_push_root(vm, OBJ_VAL(ka));

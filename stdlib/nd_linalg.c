@@ -21,7 +21,6 @@
     }
 GEMM(float, gemm_f32)
 GEMM(double, gemm_f64)
-GEMM(int64_t, gemm_i64)
 GEMM(uint64_t, gemm_u64)
 
 /* Vector dot with 8 partial sums (like a SIMD BLAS). */
@@ -180,7 +179,9 @@ static Value dot2(VM *vm, NDArray *A, NDArray *B, bool matmul) {
         case ND_FLOAT32: gemm_f32((const float *)CA->data, (const float *)CB->data, (float *)R->data, m, k, n); break;
         case ND_FLOAT64: gemm_f64((const double *)CA->data, (const double *)CB->data, (double *)R->data, m, k, n); break;
         case ND_UINT64: gemm_u64((const uint64_t *)CA->data, (const uint64_t *)CB->data, (uint64_t *)R->data, m, k, n); break;
-        default: gemm_i64((const int64_t *)CA->data, (const int64_t *)CB->data, (int64_t *)R->data, m, k, n); break;
+        /* signed integers too: unsigned arithmetic wraps as numpy's does,
+        ** where int64_t's would overflow (undefined behaviour) */
+        default: gemm_u64((const uint64_t *)CA->data, (const uint64_t *)CB->data, (uint64_t *)R->data, m, k, n); break;
         }
     }
     if (ct != ot) R = nd_astype(vm, R, ot);

@@ -140,7 +140,7 @@ FLOAT_LOOPS(double, f64)
         switch (f) {                                                                              \
         case U_ADD: FOR_AB(T, (T)((U)x + (U)y)); break;                                           \
         case U_SUB: FOR_AB(T, (T)((U)x - (U)y)); break;                                           \
-        case U_MUL: FOR_AB(T, (T)((U)x * (U)y)); break;                                           \
+        case U_MUL: FOR_AB(T, (T)((uint64_t)(U)x * (U)y)); break;                                 \
         case U_FDIV:                                                                              \
             FOR_AB(T, y == 0 ? 0 : (SIGNED && y == (T)-1) ? (T)(0 - (U)x)                         \
                                 : (T)(x / y - ((x % y != 0) && ((x < 0) != (y < 0)))));           \
@@ -170,7 +170,7 @@ FLOAT_LOOPS(double, f64)
 #define IPOW(T, U, SUF)                                                                           \
     static T ipow_##SUF(T x, T y, bool *neg) {                                                    \
         if (y < 0) { *neg = true; return 0; }                                                     \
-        U r = 1, b = (U)x;                                                                        \
+        uint64_t r = 1, b = (U)x; /* uint64_t: U*U would promote to int and overflow */           \
         uint64_t e = (uint64_t)y;                                                                 \
         while (e) { if (e & 1) r *= b; b *= b; e >>= 1; }                                          \
         return (T)r;                                                                              \
