@@ -36,18 +36,7 @@
 #include "../jit/jit_cache.h"
 #include "cuda_priv.h"
 
-#define CACHE_MAGIC "GPYKCACH"
-#define CACHE_FORMAT 2u
 #define CACHE_MAX_BYTES (256u << 20) /* larger files are not ours */
-
-typedef struct CacheHeader {
-    char magic[8];
-    uint32_t format;
-    uint32_t target;
-    uint64_t key;
-    uint64_t len;
-    uint64_t sum;
-} CacheHeader;
 
 static uint64_t fnv_str(uint64_t h, const char *s) {
     h = jit_fnv1a(h, s ? s : "", s ? strlen(s) : 0);

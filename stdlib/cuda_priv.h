@@ -146,6 +146,19 @@ int cuda_parse_signature(VM *vm, const char *s, const JType **out, int max, cons
                          size_t errsize);
 
 /* ---- cuda_cache.c ---- */
+/* A cache file: this header, then len bytes of payload whose FNV-1a
+** checksum is sum (tests/fuzz/fuzz_cache.c writes entries with it too). */
+#define CACHE_MAGIC "GPYKCACH"
+#define CACHE_FORMAT 2u
+typedef struct CacheHeader {
+    char magic[8];
+    uint32_t format;
+    uint32_t target;
+    uint64_t key;
+    uint64_t len;
+    uint64_t sum;
+} CacheHeader;
+
 /* The cached compile of fn for the argument types and one target
 ** (JIT_TARGET_CPU or JIT_TARGET_PTX), or NULL (a miss: the caller compiles
 ** and stores). Never raises. */

@@ -352,18 +352,26 @@ static bool read_chars_into(FILE *fp, StrBuf *sb, int64_t n, int64_t *nchars) {
     return true;
 }
 
-/* Reads up to n characters (all when n < 0). */
-static Str *read_chars(VM *vm, File *f, int64_t n) {
-    StrBuf sb;
-    sb_init(&sb);
+/* Runs reader (read_chars_into or read_line_into) until it is done, at end
+** of file, or read_failed has raised; a read from a terminal can be
+** interrupted by Ctrl-C, and an EINTR in between retries. */
+static void read_until_done(VM *vm, File *f, StrBuf *sb, bool (*reader)(FILE *, StrBuf *, int64_t, int64_t *),
+                            int64_t limit) {
     int64_t nchars = 0;
     for (;;) {
         errno = 0;
         if (f->tty) interruptible_read(vm, true);
-        bool done = read_chars_into(f->fp, &sb, n, &nchars);
+        bool done = reader(f->fp, sb, limit, &nchars);
         if (f->tty) interruptible_read(vm, false);
-        if (done || !read_failed(vm, f->fp, &sb)) break;
+        if (done || !read_failed(vm, f->fp, sb)) break;
     }
+}
+
+/* Reads up to n characters (all when n < 0). */
+static Str *read_chars(VM *vm, File *f, int64_t n) {
+    StrBuf sb;
+    sb_init(&sb);
+    read_until_done(vm, f, &sb, read_chars_into, n);
     if (n < 0 && !sb_failed(&sb)) {
         /* translate \r\n and \r to \n in place */
         size_t j = 0;
@@ -428,14 +436,7 @@ static Str *readline_file(VM *vm, File *f, int64_t limit) {
     }
     StrBuf sb;
     sb_init(&sb);
-    int64_t nchars = 0;
-    for (;;) {
-        errno = 0;
-        if (f->tty) interruptible_read(vm, true);
-        bool complete = read_line_into(f->fp, &sb, limit, &nchars);
-        if (f->tty) interruptible_read(vm, false);
-        if (complete || !read_failed(vm, f->fp, &sb)) break;
-    }
+    read_until_done(vm, f, &sb, read_line_into, limit);
     if (sb.len == 0 && !sb_failed(&sb)) {
         sb_free(&sb);
         return vm->empty_str;

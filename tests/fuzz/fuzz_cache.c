@@ -20,18 +20,6 @@
 #include "cuda_priv.h"
 #include "fuzz_vm.h"
 
-/* The header layout of stdlib/cuda_cache.c (format 2). */
-typedef struct FileHeader {
-    char magic[8];
-    uint32_t format;
-    uint32_t target;
-    uint64_t key;
-    uint64_t len;
-    uint64_t sum;
-} FileHeader;
-
-#define FILE_FORMAT 2u
-
 static const char kernel_source[] = "from numba import cuda\n"
                                     "def fuzzed(a, n):\n"
                                     "    i = cuda.grid(1)\n"
@@ -81,7 +69,7 @@ static void find_entries(const char *dir) {
         if (t < 0) continue;
         snprintf(kc.path[t], sizeof kc.path[t], "%s/%s", dir, e->d_name);
         FILE *f = fopen(kc.path[t], "rb");
-        FileHeader h;
+        CacheHeader h;
         if (!f || fread(&h, sizeof h, 1, f) != 1) abort();
         fclose(f);
         kc.key[t] = h.key;
@@ -114,12 +102,12 @@ static void setup(VM *vm) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     VM *vm = fuzz_vm();
     if (!kc.fn) setup(vm);
-    if (size < sizeof(FileHeader)) return 0;
-    FileHeader h;
+    if (size < sizeof(CacheHeader)) return 0;
+    CacheHeader h;
     memcpy(&h, data, sizeof h);
     int t = (h.target & JIT_TARGET_PTX) ? 1 : 0;
-    memcpy(h.magic, "GPYKCACH", 8);
-    h.format = FILE_FORMAT;
+    memcpy(h.magic, CACHE_MAGIC, 8);
+    h.format = CACHE_FORMAT;
     h.target = (uint32_t)targets[t];
     h.key = kc.key[t];
     h.len = size - sizeof h;

@@ -118,6 +118,15 @@ static void value(Gen *g) {
 }
 
 /* One statement assigning aD (or printing, or storing into an array). */
+/* fn(a<k>, <shape>): a call taking an array and a shape. */
+static void var_and_shape(Gen *g, const char *fn) {
+    sb_appends(&g->out, fn);
+    var(g);
+    sb_appends(&g->out, ", ");
+    shape(g);
+    sb_putc(&g->out, ')');
+}
+
 static void statement(Gen *g) {
     StrBuf *o = &g->out;
     sb_appends(o, "try:\n    ");
@@ -151,11 +160,7 @@ static void statement(Gen *g) {
         sb_putc(o, ')');
         break;
     case 4:
-        sb_appends(o, "np.broadcast_to(");
-        var(g);
-        sb_appends(o, ", ");
-        shape(g);
-        sb_putc(o, ')');
+        var_and_shape(g, "np.broadcast_to(");
         break;
     case 5: {
         static const char *const ops[] = {" + ", " * ", " - ", " < ", " // ", " == "};
@@ -171,18 +176,10 @@ static void statement(Gen *g) {
         break;
     }
     case 7:
-        sb_appends(o, "np.transpose(");
-        var(g);
-        sb_appends(o, ", ");
-        shape(g);
-        sb_putc(o, ')');
+        var_and_shape(g, "np.transpose(");
         break;
     case 8:
-        sb_appends(o, "np.tile(");
-        var(g);
-        sb_appends(o, ", ");
-        shape(g);
-        sb_putc(o, ')');
+        var_and_shape(g, "np.tile(");
         break;
     case 9: {
         static const char *const makers[] = {"np.zeros(", "np.ones(", "np.empty(", "np.full("};
