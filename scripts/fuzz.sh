@@ -39,9 +39,11 @@ SECS=${1:-30}
 B=$ROOT/build-fuzz
 TARGETS="parse signature numpy kernel cache"
 export CC=${CC:-clang-19}
-if ! command -v "$CC" >/dev/null; then   # libFuzzer comes with clang (Debian: clang-19)
+# libFuzzer comes with clang's runtime libraries (Debian: clang-19 and
+# libclang-rt-19-dev, which apt installs as a recommendation only)
+if ! command -v "$CC" >/dev/null || ! ls /usr/lib/llvm-19/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
     if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
-    $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq clang-19 >/dev/null ||
+    $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq clang-19 libclang-rt-19-dev >/dev/null ||
         { echo "fuzz.sh: $CC is missing and could not be installed"; echo "0 passed, 1 failed"; exit 1; }
 fi
 SEED_ARGS=
