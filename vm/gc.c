@@ -216,6 +216,7 @@ static void mark_roots(VM *vm) {
     gc_mark_value(vm, vm->sys_stdout);
     gc_mark_value(vm, vm->sys_stderr);
     gc_mark_value(vm, vm->sys_stdin);
+    if (vm->api_mark) vm->api_mark(vm);
 }
 
 /* Marks everything reachable. When the gray stack overflowed, every marked

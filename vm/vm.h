@@ -20,9 +20,40 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "gpy.h" /* GPY_VERSION, GpyConfig's callback types */
 #include "object.h"
 
-#define GPY_VERSION "0.1.0"
+/* ---- per-VM configuration ----
+** Everything that decides behaviour an application must be able to set per
+** VM. The embedding API (api/) fills it from a GpyConfig; the command-line
+** program (repl/main.c) fills it from the environment: nothing in vm/,
+** stdlib/, jit/ or gpu/ reads the environment. Strings are owned copies
+** (vm_free frees them); NULL means "the default" documented per field. */
+typedef struct VMConfig {
+    int argc;                /* sys.argv */
+    char **argv;
+    char *module_path;       /* ':'-separated import directories (GPY_PATH) */
+    int device;              /* GpyDevice: auto / cpu / cuda (GPY_DEVICE) */
+    int cpu_threads;         /* CPU-device workers; 0: one per core (GPY_CPU_THREADS) */
+    size_t cpu_fiber_stack;  /* bytes per CPU-device fiber stack; 0: default (GPY_CPU_FIBER_STACK) */
+    char *cache_dir;         /* kernel disk cache; NULL: none (GPY_CACHE_DIR, else XDG/HOME in the CLI) */
+    bool cache_stats;        /* print cache hit/miss counts at exit (GPY_CACHE_STATS) */
+    char *jit_module;        /* gpy_jit.so; NULL: lib/gpy/ beside libgpy, or the build tree */
+    char *cuda_home;         /* CUDA toolkit root; NULL: the build-time default (GPY_CUDA_HOME, CUDA_HOME) */
+    char *cuda_arch;         /* PTX target override, e.g. "sm_90" (GPY_CUDA_ARCH) */
+    char *libcuda;           /* driver library; NULL: libcuda.so.1 (GPY_LIBCUDA) */
+    char *dump_ptx;          /* directory to write generated PTX into (GPY_DUMP_PTX) */
+    int cpu_regions;         /* -1: default; 0/1 force CPU-device region lowering off/on (GPY_CPU_REGIONS) */
+    bool gc_stress;          /* collect at every safepoint (GPY_GC_STRESS) */
+    GpyAllocFn alloc;        /* NULL: malloc/realloc/free */
+    size_t memory_limit;     /* 0: none */
+    GpyWriteFn write, error; /* NULL: the process's stdout / stderr */
+    GpyLoadFn load_module;
+    GpyHookFn hook;
+    uint64_t hook_every;
+    double time_budget;
+    void *user_data;         /* the callbacks' `user` */
+} VMConfig;
 
 /* ---- exceptions: name, base ---- */
 #define EXC_LIST(X)                                   \
@@ -187,6 +218,9 @@ struct VM {
     /* interactive / embedding hooks */
     bool interactive;
     void *user_data;
+    VMConfig config;       /* see VMConfig; set once by vm_new */
+    struct GpyVM *api;     /* api/: the embedding API's state for this VM, or NULL */
+    void (*api_mark)(VM *vm); /* api/: marks the API's slots and handles (gc.c calls it with the roots) */
 
     /* interpreter (interp.c) private state */
     int32_t interp_nframes;  /* nframes as the interpreter last set it (survives vm_throw) */
