@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "ast.h"
+#include "env_config.h"
 #include "gpy.h"
 #include "signals.h"
 #include "vm.h"
@@ -99,7 +100,9 @@ static void dump_body(VM *vm, void *ud) {
 
 static int dump_file(const char *path, bool dis) {
     char *args[] = {(char *)path};
-    VM *vm = vm_new(1, args);
+    VMConfig config;
+    env_config(&config, 1, args);
+    VM *vm = vm_new(&config);
     if (!vm) return 1;
     DumpCtx c = {.path = path, .dis = dis};
     int rc = 0;
@@ -441,7 +444,9 @@ int main(int argc, char **argv) {
     for (int i = 0; i < nrest; i++) pargv[i + 1] = argv[first_arg + i];
 
     signals_install();
-    VM *vm = vm_new(nrest + 1, pargv);
+    VMConfig config;
+    env_config(&config, nrest + 1, pargv);
+    VM *vm = vm_new(&config);
     if (!vm) {
         fprintf(stderr, "gpy: failed to initialize the VM\n");
         free(pargv);

@@ -99,11 +99,12 @@ static void make_strings(VM *vm) {
     }
 }
 
-/* sys.path: the script's directory ('' until a file runs), then GPY_PATH. */
+/* sys.path: the script's directory ('' until a file runs), then the
+** configured module path. */
 static void make_sys_path(VM *vm) {
     vm->sys_path = list_new(vm, 4);
     list_append(vm, vm->sys_path, STR_VAL(vm->empty_str));
-    const char *gp = getenv("GPY_PATH");
+    const char *gp = vm->config.module_path;
     while (gp && *gp) {
         const char *colon = strchr(gp, ':');
         size_t n = colon ? (size_t)(colon - gp) : strlen(gp);
@@ -112,15 +113,11 @@ static void make_sys_path(VM *vm) {
     }
 }
 
-typedef struct InitCtx {
-    int argc;
-    char **argv;
-} InitCtx;
-
 /* Steps 3 and 4: names and dicts of the core types, every per-type init,
-** then the module system with sys created eagerly. */
+** the module system, then the libraries (config.open_libs: vm/ does not
+** know stdlib/) with sys among them. */
 static void init_all(VM *vm, void *ud) {
-    InitCtx *c = ud;
+    void (*open_libs)(VM *) = (void (*)(VM *))ud;
     for (int32_t i = 0; i < vm->nbuiltin_types; i++) {
         Type *t = vm->builtin_types[i];
         t->name = intern(vm, t->cname);
@@ -143,24 +140,14 @@ static void init_all(VM *vm, void *ud) {
     generator_init(vm);
     error_init(vm);
     module_init(vm);
-    file_init(vm);
-    builtins_init(vm);
 
-    vm->sys_argv = list_new(vm, c->argc > 0 ? c->argc : 1);
-    for (int i = 0; i < c->argc; i++) list_append(vm, vm->sys_argv, STR_VAL(str_cstr(vm, c->argv[i])));
-    if (c->argc == 0) list_append(vm, vm->sys_argv, STR_VAL(vm->empty_str));
+    int argc = vm->config.argc;
+    vm->sys_argv = list_new(vm, argc > 0 ? argc : 1);
+    for (int i = 0; i < argc; i++) list_append(vm, vm->sys_argv, STR_VAL(str_cstr(vm, vm->config.argv[i])));
+    if (argc == 0) list_append(vm, vm->sys_argv, STR_VAL(vm->empty_str));
     make_sys_path(vm);
 
-    module_register_native(vm, "math", stdlib_math);
-    module_register_native(vm, "numpy", stdlib_numpy);
-    module_register_native(vm, "time", stdlib_time);
-    module_register_native(vm, "sys", stdlib_sys);
-    module_register_native(vm, "os", stdlib_os);
-    module_register_native(vm, "random", stdlib_random);
-    cuda_register_modules(vm);
-
-    vm->sys_module = stdlib_sys(vm);
-    dict_set_cstr(vm, vm->modules, "sys", OBJ_VAL(vm->sys_module));
+    if (open_libs) open_libs(vm);
 
     Module *bm = module_new(vm, intern(vm, "builtins"));
     bm->dict = vm->builtins;
@@ -171,12 +158,60 @@ static void init_all(VM *vm, void *ud) {
     dict_set_str(vm, vm->modules, vm->sym_main, OBJ_VAL(mm));
 }
 
-VM *vm_new(int argc, char **argv) {
+static char *dup_or_null(const char *s, bool *ok) {
+    if (!s) return NULL;
+    char *d = strdup(s);
+    if (!d) *ok = false;
+    return d;
+}
+
+/* The owned copy of config in vm->config (strings and argv duplicated). */
+static bool copy_config(VM *vm, const VMConfig *config) {
+    bool ok = true;
+    vm->config = *config;
+    VMConfig *c = &vm->config;
+    c->module_path = dup_or_null(config->module_path, &ok);
+    c->cache_dir = dup_or_null(config->cache_dir, &ok);
+    c->jit_module = dup_or_null(config->jit_module, &ok);
+    c->cuda_home = dup_or_null(config->cuda_home, &ok);
+    c->cuda_arch = dup_or_null(config->cuda_arch, &ok);
+    c->libcuda = dup_or_null(config->libcuda, &ok);
+    c->dump_ptx = dup_or_null(config->dump_ptx, &ok);
+    c->argv = NULL;
+    if (config->argc > 0) {
+        c->argv = calloc((size_t)config->argc, sizeof(char *));
+        if (!c->argv) return false;
+        for (int i = 0; i < config->argc; i++) c->argv[i] = dup_or_null(config->argv[i], &ok);
+    }
+    return ok;
+}
+
+static void free_config(VMConfig *c) {
+    free(c->module_path);
+    free(c->cache_dir);
+    free(c->jit_module);
+    free(c->cuda_home);
+    free(c->cuda_arch);
+    free(c->libcuda);
+    free(c->dump_ptx);
+    if (c->argv)
+        for (int i = 0; i < c->argc; i++) free(c->argv[i]);
+    free(c->argv);
+    memset(c, 0, sizeof *c);
+}
+
+void vm_config_defaults(VMConfig *config) {
+    memset(config, 0, sizeof *config);
+    config->cpu_regions = -1;
+}
+
+VM *vm_new(const VMConfig *config) {
     VM *vm = calloc(1, sizeof(VM));
     if (!vm) return NULL;
     vm->stack = calloc(STACK_VALUES, sizeof(Value));
     vm->frames = calloc(FRAMES_CAP, sizeof(Frame));
-    if (!vm->stack || !vm->frames) {
+    if (!vm->stack || !vm->frames || !copy_config(vm, config)) {
+        free_config(&vm->config);
         free(vm->stack);
         free(vm->frames);
         free(vm);
@@ -187,16 +222,14 @@ VM *vm_new(int argc, char **argv) {
     vm->frames_cap = FRAMES_CAP;
     vm->recursion_limit = DEFAULT_RECURSION_LIMIT;
     vm->next_gc = INITIAL_GC_THRESHOLD;
-    const char *stress = getenv("GPY_GC_STRESS");
-    vm->gc_stress = stress && stress[0] && strcmp(stress, "0") != 0;
+    vm->gc_stress = config->gc_stress;
     vm->exc_value = NONE_VAL;
     vm->gc_running = true; /* no collection until the bootstrap is complete */
 
     /* Before error_init, any raise is a fatal bootstrap bug (vm_raise aborts). */
     make_core_types(vm);
     make_strings(vm);
-    InitCtx ctx = {.argc = argc, .argv = argv};
-    if (!vm_pcall(vm, init_all, &ctx)) {
+    if (!vm_pcall(vm, init_all, (void *)config->open_libs)) {
         fprintf(stderr, "gpy: fatal error: VM initialization failed\n");
         if (!IS_EMPTY(vm->exc_value) && vm->exc[EXC_BaseException]) exc_print(vm, vm->exc_value, stderr);
         vm->gc_running = false;
@@ -242,6 +275,7 @@ void vm_free(VM *vm) {
     free(vm->frames);
     free(vm->roots);
     free(vm->builtin_types);
+    free_config(&vm->config);
     fflush(stdout);
     fflush(stderr);
     free(vm);

@@ -53,6 +53,9 @@ typedef struct VMConfig {
     uint64_t hook_every;
     double time_budget;
     void *user_data;         /* the callbacks' `user` */
+    /* Registers builtins and the library modules (stdlib_open_libs, like
+    ** Lua's luaL_openlibs); NULL: a bare VM with only the core types. */
+    void (*open_libs)(VM *vm);
 } VMConfig;
 
 /* ---- exceptions: name, base ---- */
@@ -245,7 +248,11 @@ struct VM {
 };
 
 /* ================= vm.c: creating and destroying a VM ================= */
-VM *vm_new(int argc, char **argv); /* argv: sys.argv (argv[0] is the script) */
+/* Fills config with the defaults (everything off / NULL / automatic). */
+void vm_config_defaults(VMConfig *config);
+/* A VM configured by config (copied: its strings and argv are duplicated);
+** NULL when memory runs out or the libraries fail to open. */
+VM *vm_new(const VMConfig *config);
 void vm_free(VM *vm);
 /* Registers a function vm_free calls (newest first) before objects are freed. */
 void vm_on_free(VM *vm, void (*hook)(VM *vm));

@@ -1,5 +1,6 @@
 /* fuzz_vm.c — the shared VM of a fuzz target (see fuzz_vm.h). */
 #include "fuzz_vm.h"
+#include "open_libs.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -26,7 +27,12 @@ VM *fuzz_vm(void) {
         }
     }
     char *argv[] = {"fuzz"};
-    the_vm = vm_new(1, argv);
+    VMConfig config;
+    vm_config_defaults(&config);
+    config.argc = 1;
+    config.argv = argv;
+    config.open_libs = stdlib_open_libs;
+    the_vm = vm_new(&config);
     if (!the_vm) abort();
     return the_vm;
 }

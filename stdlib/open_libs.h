@@ -1,0 +1,14 @@
+/*
+** open_libs.h — what the layers above the standard library (api/, repl/) call
+** to give a VM its library.
+*/
+#ifndef GPY_OPEN_LIBS_H
+#define GPY_OPEN_LIBS_H
+
+#include "vm.h"
+
+/* VMConfig.open_libs: file objects, builtins, and every standard module
+** (math, numpy, time, sys, os, random, cuda/numba) registered for import. */
+void stdlib_open_libs(VM *vm);
+
+#endif
