@@ -79,6 +79,12 @@ Str *api_str(VM *vm, const char *text, size_t len, const char *what);
 static inline void api_check_slot(VM *vm, GpyVM *g, int slot) {
     if (slot < 0 || slot >= g->count) api_bad_slot(vm, slot);
 }
+/* Collects when the allocation budget is spent. The interpreter reaches
+** safepoints only at calls and backward jumps inside gpy code, so an
+** application that builds values or makes failing calls in a C loop would
+** otherwise never collect. Call it only where every live value is in a
+** slot, a handle or a root (the start of a protected body). */
+static inline void api_safepoint(VM *vm) { gc_safepoint(vm); }
 /* True when v is an instance of a class made by gpy_new_class. Defined by
 ** api/api_native.c (which makes those classes); gpy_slot_type tests the
 ** TYPE_FOREIGN flag such classes carry. */

@@ -103,6 +103,7 @@ static void check_args(VM *vm, const CallCtx *c) {
 static void call_body(VM *vm, void *ud) {
     CallCtx *c = ud;
     GpyVM *g = vm->api;
+    api_safepoint(vm);
     check_args(vm, c);
     Dict *kw = NULL;
     if (c->kwargs >= 0) {
@@ -134,6 +135,7 @@ GpyStatus gpy_call(GpyVM *g, int fn, int nargs, int kwargs, int dst) {
 static void call_method_body(VM *vm, void *ud) {
     CallCtx *c = ud;
     GpyVM *g = vm->api;
+    api_safepoint(vm);
     check_args(vm, c);
     Str *name = api_str(vm, c->method, (size_t)-1, "method name");
     vm_push_root(vm, STR_VAL(name));

@@ -157,6 +157,7 @@ typedef struct StrCtx {
 } StrCtx;
 
 static void set_str_body(VM *vm, void *ud) {
+    api_safepoint(vm);
     StrCtx *c = ud;
     Str *s = api_str(vm, c->text, c->len, "gpy_set_str: text");
     *api_slot(vm->api, c->slot) = STR_VAL(s);
@@ -272,6 +273,7 @@ typedef struct ContCtx {
 } ContCtx;
 
 static void new_list_body(VM *vm, void *ud) {
+    api_safepoint(vm);
     ContCtx *c = ud;
     List *l = list_new(vm, 0);
     *api_slot(vm->api, c->a) = OBJ_VAL(l);
@@ -284,6 +286,7 @@ GpyStatus gpy_new_list(GpyVM *g, int slot) {
 }
 
 static void new_dict_body(VM *vm, void *ud) {
+    api_safepoint(vm);
     ContCtx *c = ud;
     Dict *d = dict_new(vm);
     *api_slot(vm->api, c->a) = OBJ_VAL(d);
@@ -296,6 +299,7 @@ GpyStatus gpy_new_dict(GpyVM *g, int slot) {
 }
 
 static void new_tuple_body(VM *vm, void *ud) {
+    api_safepoint(vm);
     ContCtx *c = ud;
     GpyVM *g = vm->api;
     if (c->n < 0) vm_raise_kind(vm, ValueError, "gpy_new_tuple: n is %lld, not a count", (long long)c->n);
@@ -317,6 +321,7 @@ GpyStatus gpy_new_tuple(GpyVM *g, int slot, int first, int n) {
 }
 
 static void list_append_body(VM *vm, void *ud) {
+    api_safepoint(vm);
     ContCtx *c = ud;
     GpyVM *g = vm->api;
     Value l = *api_slot(g, c->a);
