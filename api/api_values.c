@@ -194,8 +194,8 @@ static void get_bool_body(VM *vm, void *ud) {
 GpyStatus gpy_get_bool(GpyVM *g, int slot, bool *out) {
     if (!api_slot_ok(g, slot)) return GPY_RUNTIME_ERROR;
     Value v = *api_slot(g, slot);
-    if (IS_BOOL(v)) { /* the common case needs no protected call */
-        *out = AS_BOOL(v);
+    if (!IS_OBJ(v)) { /* numbers and None run no gpy code: no protected call */
+        *out = vm_truthy(g->vm, v);
         return GPY_OK;
     }
     GetCtx c = {.slot = slot};

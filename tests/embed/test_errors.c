@@ -185,7 +185,25 @@ static void one_after_another(GpyVM *vm, const char *errs_path) {
     CHECK(gpy_get_bytes(vm, 0, &len) == NULL && len == 0);
     CHECK_STR(gpy_error_message(vm), "slot 0 holds a 'str', not bytes (gpy has no bytes type yet)");
 
-    /* 8. a script raising reports its status; then everything works again */
+    /* 8. a called function's exception decides the status */
+    CHECK_OK(vm, gpy_run_string(vm, NULL,
+                                "import sys\n"
+                                "def leave(code):\n    sys.exit(code)\n"
+                                "def stop():\n    raise KeyboardInterrupt\n"
+                                "def full():\n    raise MemoryError('no room')\n",
+                                (size_t)-1, NULL));
+    CHECK_OK(vm, gpy_get_global(vm, NULL, "leave", 0));
+    CHECK_OK(vm, gpy_set_int(vm, 1, 5));
+    CHECK(gpy_call(vm, 0, 1, -1, 2) == GPY_EXIT);
+    CHECK(gpy_exit_code(vm) == 5);
+    CHECK_STR(gpy_error_type(vm), "SystemExit");
+    CHECK_OK(vm, gpy_get_global(vm, NULL, "stop", 0));
+    CHECK(gpy_call(vm, 0, 0, -1, 2) == GPY_INTERRUPTED);
+    CHECK_STR(gpy_error_type(vm), "KeyboardInterrupt");
+    CHECK_OK(vm, gpy_get_global(vm, NULL, "full", 0));
+    CHECK_FAILS(vm, gpy_call(vm, 0, 0, -1, 2), GPY_OUT_OF_MEMORY, "MemoryError", "no room");
+
+    /* 9. a script raising reports its status; then everything works again */
     CHECK(gpy_run_string(vm, NULL, "raise SystemExit(3)\n", (size_t)-1, NULL) == GPY_EXIT);
     CHECK(gpy_exit_code(vm) == 3);
     CHECK(gpy_run_string(vm, NULL, "x = (\n", (size_t)-1, NULL) == GPY_SYNTAX_ERROR);
