@@ -183,7 +183,6 @@ typedef struct GetCtx {
     int slot;
     bool b;
     int64_t i;
-    double f;
 } GetCtx;
 
 static void get_bool_body(VM *vm, void *ud) {
