@@ -60,4 +60,34 @@ typedef struct ApiWindow {
 void api_open_window(VM *vm, GpyVM *g, int count, ApiWindow *saved);
 void api_close_window(GpyVM *g, const ApiWindow *saved);
 
+/* ---- shared by api_values.c, api_calls.c, api_handles.c ---- */
+/* Records a new exception of kind with the formatted message as the last
+** failure (outside a protected call) and returns its status. */
+GpyStatus api_fail(GpyVM *g, ExcKind kind, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* Raises (inside a protected call) TypeError "slot 2 holds a 'str', not an
+** int"; want names the expected kind with its article. */
+_Noreturn void api_wrong_type(VM *vm, int slot, const char *want);
+/* A str from UTF-8 text handed to the API (len (size_t)-1: NUL-terminated);
+** raises UnicodeDecodeError (a ValueError) with CPython's message when it
+** is not valid UTF-8, TypeError when text is NULL. what names the argument. */
+Str *api_str(VM *vm, const char *text, size_t len, const char *what);
+/* Raises IndexError (inside a protected call) unless slot is in the window. */
+static inline void api_check_slot(VM *vm, GpyVM *g, int slot) {
+    if (slot < 0 || slot >= g->count) api_bad_slot(vm, slot);
+}
+/* Collects when the allocation budget is spent. The interpreter reaches
+** safepoints only at calls and backward jumps inside gpy code, so an
+** application that builds values or makes failing calls in a C loop would
+** otherwise never collect. Call it only where every live value is in a
+** slot, a handle or a root (the start of a protected body). */
+static inline void api_safepoint(VM *vm) { gc_safepoint(vm); }
+/* True when v is an instance of a class made by gpy_new_class. Defined by
+** api/api_native.c (which makes those classes); gpy_slot_type tests the
+** TYPE_FOREIGN flag such classes carry. */
+bool api_is_foreign(VM *vm, Value v);
+
 #endif
