@@ -743,10 +743,10 @@ Value class_new(VM *vm, Str *name, Tuple *bases, Dict *ns) {
         base = bt;
     }
     /* instances of a heap class are Instance or ExcObj (a Dict* right after
-    ** the header): only object and exception ancestors have that layout */
+    ** the header): only object, exception and foreign ancestors have that layout */
     Type *anc = class_ancestor(base);
     if (base != vm->t_object && (!(base->flags & (TYPE_HEAP | TYPE_BASETYPE)) || !anc ||
-                                 (anc != vm->t_object && !(anc->flags & TYPE_EXCEPTION))))
+                                 (anc != vm->t_object && !(anc->flags & (TYPE_EXCEPTION | TYPE_FOREIGN)))))
         vm_raise_kind(vm, TypeError, "type '%s' is not an acceptable base type", class_type_name(base));
 
     Type *T = gc_alloc_obj(vm, vm->t_type, sizeof(Type));
@@ -988,8 +988,12 @@ static Value type_m_subclasses(VM *vm, int argc, Value *argv, Dict *kwargs) {
 }
 
 Type *type_new_builtin(VM *vm, const char *name, Type *base, uint32_t flags) {
+    return type_new_builtin_sized(vm, name, base, flags, sizeof(Type));
+}
+
+Type *type_new_builtin_sized(VM *vm, const char *name, Type *base, uint32_t flags, size_t size) {
     if (!base) base = vm->t_object;
-    Type *t = gc_alloc_obj(vm, vm->t_type, sizeof(Type));
+    Type *t = gc_alloc_obj(vm, vm->t_type, size);
     /* registered first, so it stays alive while its name and dict are made */
     if (vm->nbuiltin_types == vm->builtin_types_cap) {
         int32_t cap = vm->builtin_types_cap ? vm->builtin_types_cap * 2 : 64;

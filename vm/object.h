@@ -76,6 +76,7 @@ typedef enum TypeFlags {
     TYPE_HEAP = 1,      /* a class created by a class statement */
     TYPE_BASETYPE = 2,  /* may be subclassed by a class statement */
     TYPE_EXCEPTION = 4, /* BaseException or a subclass: instances are ExcObj */
+    TYPE_FOREIGN = 8,   /* a class made by gpy_new_class (api/): GPY_TYPE_FOREIGN */
 } TypeFlags;
 
 struct Type {
