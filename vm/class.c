@@ -89,7 +89,7 @@ Value type_lookup(VM *vm, Type *t, Str *name) {
 }
 
 Str *class_module_name(VM *vm, Type *t) {
-    if (!(t->flags & TYPE_HEAP) || !t->dict) return NULL;
+    if (!(t->flags & (TYPE_HEAP | TYPE_FOREIGN)) || !t->dict) return NULL;
     Value m = dict_get_str(vm, t->dict, sym_or(vm, vm->sym_module, "__module__"));
     if (!IS_STR(vm, m)) return NULL;
     if (strcmp(AS_STR(m)->chars, "builtins") == 0) return NULL;
@@ -865,7 +865,7 @@ static Value type_special_attr(VM *vm, Type *T, Str *name) {
         return T->name ? STR_VAL(T->name) : STR_VAL(str_cstr(vm, class_type_name(T)));
     if (class_name_is(name, vm->sym_qualname, "__qualname__")) return STR_VAL(class_qualname(vm, T));
     if (class_name_is(name, vm->sym_module, "__module__")) {
-        if ((T->flags & TYPE_HEAP) && T->dict) {
+        if ((T->flags & (TYPE_HEAP | TYPE_FOREIGN)) && T->dict) {
             Value m = dict_get_str(vm, T->dict, name);
             if (!IS_EMPTY(m)) return m;
         }

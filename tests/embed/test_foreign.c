@@ -164,11 +164,15 @@ int main(void) {
                                 "d = v.dot(Vec(1, 2))\n"
                                 "v.scale(0.5)\n"
                                 "s = f'{v.x} {v.y} {type(v).__name__} {isinstance(v, Vec)}'\n"
-                                "kw = Vec(y=2.0, x=1.0).x\n",
+                                "kw = Vec(y=2.0, x=1.0).x\n"
+                                "r = f'{Vec!r} {Vec.__module__} {Vec.__name__} ' + repr(v)[:18]\n",
                                 (size_t)-1, NULL));
     CHECK(global_float(vm, "n") == 5.0);
     CHECK(global_float(vm, "d") == 14.0);
     CHECK_STR(global_str(vm, "s"), "3.0 2.0 Vec True");
+    CHECK(global_float(vm, "kw") == 1.0);
+    /* named after its module, as CPython names extension types "geo.Vec" */
+    CHECK_STR(global_str(vm, "r"), "<class 'geo.Vec'> geo Vec <geo.Vec object at");
     CHECK(created == 3);
 
     /* the C side reads a script's instance */
