@@ -45,19 +45,32 @@ static _Noreturn void raise_pending(VM *vm, GpyVM *g, const char *fname) {
 }
 
 /* The NativeFn of every C function: slot 0 None (the result), slots
-** 1..argc the arguments, then the keyword dict when the caller passed any. */
+** 1..argc the arguments, then the keyword dict when the caller passed any.
+** This is the path of every call of a C function from a script, so the
+** window is opened inline when the slot array has room (api_open_window
+** otherwise) and closed without clearing: slots above the open window are
+** neither marked nor readable, and the next window overwrites them. */
 static Value cfunc_call(VM *vm, int argc, Value *argv, Dict *kwargs) {
     CFunc *cf = (CFunc *)vm_current_native(vm);
     GpyVM *g = vm->api;
     int nkw = kwargs && kwargs->count > 0 ? 1 : 0;
-    /* a caller (gpy_call) may pass arguments that live in the slot array,
-    ** which opening the window can move */
-    ptrdiff_t in_slots = -1;
-    if (g->values && argv >= g->values && argv < g->values + g->cap) in_slots = argv - g->values;
-    ApiWindow saved;
-    api_open_window(vm, g, argc + 1 + nkw, &saved);
-    if (in_slots >= 0) argv = g->values + in_slots;
-    Value *w = api_slot(g, 0);
+    int count = argc + 1 + nkw;
+    ApiWindow saved = {g->base, g->count, g->kwargs_slot};
+    int base = g->base + g->count;
+    if (base + count <= g->cap) {
+        g->base = base;
+        g->count = count;
+        g->kwargs_slot = -1;
+    } else {
+        /* a caller (gpy_call) may pass arguments that live in the slot
+        ** array, which growing it moves */
+        ptrdiff_t in_slots = -1;
+        if (g->values && argv >= g->values && argv < g->values + g->cap) in_slots = argv - g->values;
+        api_open_window(vm, g, count, &saved);
+        if (in_slots >= 0) argv = g->values + in_slots;
+    }
+    Value *w = g->values + base;
+    w[0] = NONE_VAL;
     for (int i = 0; i < argc; i++) w[1 + i] = argv[i];
     if (nkw) {
         w[argc + 1] = OBJ_VAL(kwargs);
@@ -66,8 +79,10 @@ static Value cfunc_call(VM *vm, int argc, Value *argv, Dict *kwargs) {
     /* a failure status refers to an exception raised during this call only */
     if (!IS_NONE(g->error)) gpy_clear_error(g);
     GpyStatus status = cf->fn(g, argc, cf->user);
-    Value result = *api_slot(g, 0); /* the C function may have grown (moved) its slots */
-    api_close_window(g, &saved);
+    Value result = g->values[base]; /* the C function may have grown (moved) its slots */
+    g->base = saved.base;
+    g->count = saved.count;
+    g->kwargs_slot = saved.kwargs_slot;
     if (status != GPY_OK) raise_pending(vm, g, cf->name);
     return result;
 }
