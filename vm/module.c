@@ -342,7 +342,6 @@ static Value load_native(VM *vm, Str *fullname) {
 
 typedef struct LoaderCtx {
     Str *fullname;
-    Module *parent;
     char *text; /* the application's malloc'd source */
     size_t len;
     Source *src;
@@ -369,7 +368,7 @@ static void loader_body(VM *vm, void *ud) {
 ** in sys.modules while its body runs and removed if the body raises. */
 static Value load_from_loader(VM *vm, Str *fullname, Module *parent) {
     if (!vm->config.load_module) return EMPTY_VAL;
-    LoaderCtx c = {.fullname = fullname, .parent = parent};
+    LoaderCtx c = {.fullname = fullname};
     c.text = vm->config.load_module(vm->api, fullname->chars, &c.len, vm->config.user_data);
     if (!c.text) return EMPTY_VAL;
     bool ok = vm_pcall(vm, loader_source, &c);
