@@ -221,6 +221,8 @@ GpyStatus gpy_new_module(GpyVM *g, const char *name, int slot) {
     return api_protect(g, new_module, &c);
 }
 
+static void install_special(VM *vm, Type *t); /* foreign classes, below */
+
 static void add_function(VM *vm, void *ud) {
     NativeCtx *c = ud;
     if (!c->name || !c->fn) vm_raise_kind(vm, ValueError, "gpy_add_function: name and fn must not be NULL");
@@ -236,6 +238,7 @@ static void add_function(VM *vm, void *ud) {
         if (t->flags & TYPE_FOREIGN) {
             /* scripts cannot change a foreign class's dict; C code may */
             dict_set_str(vm, t->dict, name, f);
+            install_special(vm, t);
             t->version = class_next_version(vm);
         } else {
             vm_push_root(vm, f);
@@ -349,6 +352,126 @@ static void foreign_finalize(VM *vm, Obj *o) {
     if (def && def->finalize) def->finalize(f->data, f->user);
 }
 
+/* Special methods. A foreign class's methods named like Python's special
+** methods back the operations on its instances, as a script class's do:
+** repr(v) calls __repr__, len(v) __len__, v[k] __getitem__, v(...)
+** __call__, v == w __eq__, -v __neg__, v + w __add__ or w.__radd__(v), ...
+** install_special points the type's slots at the functions below, which
+** look the method up on the instance's class (a script's subclass may
+** override it). */
+static const char *const cmp_names[] = {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"};
+static const char *const unop_names[] = {"__neg__", "__pos__", "__invert__"};
+
+/* self.name(args) when self's class has name (EMPTY when it has not). */
+static Value call_special(VM *vm, Value self, const char *name, int argc, const Value *args, Dict *kwargs) {
+    Value m = type_lookup(vm, vm_typeof(vm, self), str_cstr(vm, name));
+    if (IS_EMPTY(m) || IS_NONE(m)) return EMPTY_VAL;
+    return class_call_meth(vm, m, self, argc, args, kwargs);
+}
+
+/* EMPTY for a missing method or NotImplemented: the operation goes on elsewhere. */
+static Value implemented(VM *vm, Value r) { return vm_is(r, vm->not_implemented) ? EMPTY_VAL : r; }
+
+static Value special_repr(VM *vm, Value self) { return call_special(vm, self, "__repr__", 0, NULL, NULL); }
+static Value special_str(VM *vm, Value self) { return call_special(vm, self, "__str__", 0, NULL, NULL); }
+
+static int64_t special_len(VM *vm, Value self) {
+    Value r = call_special(vm, self, "__len__", 0, NULL, NULL);
+    if (!IS_INTLIKE(r))
+        vm_raise_kind(vm, TypeError, "'%s' object cannot be interpreted as an integer", vm_type_name(vm, r));
+    if (AS_INTLIKE(r) < 0) vm_raise_kind(vm, ValueError, "__len__() should return >= 0");
+    return AS_INTLIKE(r);
+}
+
+static bool special_truthy(VM *vm, Value self) {
+    Value r = call_special(vm, self, "__bool__", 0, NULL, NULL);
+    if (!IS_BOOL(r)) vm_raise_kind(vm, TypeError, "__bool__ should return bool, returned %s", vm_type_name(vm, r));
+    return AS_BOOL(r);
+}
+
+static int64_t special_hash(VM *vm, Value self) {
+    Value r = call_special(vm, self, "__hash__", 0, NULL, NULL);
+    if (!IS_INTLIKE(r)) vm_raise_kind(vm, TypeError, "__hash__ method should return an integer");
+    return AS_INTLIKE(r) == -1 ? -2 : AS_INTLIKE(r);
+}
+
+/* __eq__ without __hash__: unhashable, as in Python */
+static int64_t unhashable(VM *vm, Value self) {
+    vm_raise_kind(vm, TypeError, "unhashable type: '%s'", vm_type_name(vm, self));
+}
+
+static Value special_getitem(VM *vm, Value self, Value key) {
+    Value r = call_special(vm, self, "__getitem__", 1, &key, NULL);
+    if (IS_EMPTY(r)) vm_raise_kind(vm, TypeError, "'%s' object is not subscriptable", vm_type_name(vm, self));
+    return r;
+}
+
+static void special_setitem(VM *vm, Value self, Value key, Value value) {
+    Value args[2] = {key, value};
+    bool del = IS_EMPTY(value);
+    if (IS_EMPTY(call_special(vm, self, del ? "__delitem__" : "__setitem__", del ? 1 : 2, args, NULL)))
+        vm_raise_kind(vm, TypeError, del ? "'%s' object doesn't support item deletion"
+                                         : "'%s' object does not support item assignment",
+                      vm_type_name(vm, self));
+}
+
+static Value special_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs) {
+    return call_special(vm, self, "__call__", argc, argv, kwargs);
+}
+
+/* Called with its own instance first (vm_compare's rule). */
+static Value special_compare(VM *vm, CmpOp op, Value a, Value b) {
+    if (op > CMP_GE) return EMPTY_VAL;
+    Value r = implemented(vm, call_special(vm, a, cmp_names[op], 1, &b, NULL));
+    if (IS_EMPTY(r) && op == CMP_NE) { /* != defaults to the negation of == */
+        r = implemented(vm, call_special(vm, a, "__eq__", 1, &b, NULL));
+        if (!IS_EMPTY(r)) r = BOOL_VAL(!vm_truthy(vm, r));
+    }
+    return r;
+}
+
+static Value special_unop(VM *vm, UnOp op, Value a) {
+    if (op > UNOP_INVERT) return EMPTY_VAL;
+    return call_special(vm, a, unop_names[op], 0, NULL, NULL);
+}
+
+/* a op b: a.__op__(b) when a is a foreign instance, then b.__rop__(a) when b
+** is one of another class. The slot cannot tell whether vm_binop calls it as
+** a's or as b's, so with two different foreign classes a failing pair is
+** tried twice before the TypeError. */
+static Value special_binop(VM *vm, BinOp op, Value a, Value b) {
+    Type *ta = vm_typeof(vm, a), *tb = vm_typeof(vm, b);
+    Value r = EMPTY_VAL;
+    if (foreign_of(ta) && vm->dunder_binop[op])
+        r = implemented(vm, call_special(vm, a, vm->dunder_binop[op]->chars, 1, &b, NULL));
+    if (IS_EMPTY(r) && ta != tb && foreign_of(tb) && vm->dunder_rbinop[op])
+        r = implemented(vm, call_special(vm, b, vm->dunder_rbinop[op]->chars, 1, &a, NULL));
+    return r;
+}
+
+/* Points t's slots at the special methods its dict defines. */
+static void install_special(VM *vm, Type *t) {
+#define HAS(name) (!IS_EMPTY(dict_get_cstr(vm, t->dict, name)))
+    if (HAS("__repr__")) t->repr = special_repr;
+    if (HAS("__str__")) t->str = special_str;
+    if (HAS("__len__")) t->len = special_len;
+    if (HAS("__bool__")) t->truthy = special_truthy;
+    if (HAS("__getitem__")) t->getitem = special_getitem;
+    if (HAS("__setitem__") || HAS("__delitem__")) t->setitem = special_setitem;
+    if (HAS("__call__")) t->call = special_call;
+    for (size_t i = 0; i < sizeof cmp_names / sizeof cmp_names[0]; i++)
+        if (HAS(cmp_names[i])) t->compare = special_compare;
+    if (HAS("__hash__")) t->hash = special_hash;
+    else if (HAS("__eq__")) t->hash = unhashable;
+    for (size_t i = 0; i < sizeof unop_names / sizeof unop_names[0]; i++)
+        if (HAS(unop_names[i])) t->unop = special_unop;
+    for (int op = 0; op < BINOP__COUNT; op++)
+        if ((vm->dunder_binop[op] && HAS(vm->dunder_binop[op]->chars)) ||
+            (vm->dunder_rbinop[op] && HAS(vm->dunder_rbinop[op]->chars)))
+            t->binop = special_binop;
+#undef HAS
+}
+
 static void new_class(VM *vm, void *ud) {
     NativeCtx *c = ud;
     GpyVM *g = vm->api;
@@ -378,6 +501,7 @@ static void new_class(VM *vm, void *ud) {
         t->flags |= TYPEF_DATADESC;
     }
     dict_set_cstr(vm, t->dict, "__module__", STR_VAL(m->name));
+    install_special(vm, t);
     t->version = class_next_version(vm);
     dict_set_cstr(vm, m->dict, def->name, self);
     *api_slot(g, c->dst) = self;

@@ -114,7 +114,92 @@ static GpyStatus vec_scale(GpyVM *vm, int nargs, void *user) {
     return GPY_OK;
 }
 
-static const GpyMethodDef vec_methods[] = {{"dot", vec_dot}, {"scale", vec_scale}, {NULL, NULL}};
+/* special methods: repr(v), v + w, v * k, k * v, -v, v == w, len(v), v[i] */
+static GpyStatus vec_repr(GpyVM *vm, int nargs, void *user) {
+    (void)nargs;
+    (void)user;
+    Vec *v = gpy_get_foreign(vm, 1, &vec_def);
+    if (!v) return GPY_RUNTIME_ERROR;
+    char buf[96];
+    snprintf(buf, sizeof buf, "Vec(%g, %g)", v->x, v->y);
+    return gpy_set_str(vm, 0, buf, (size_t)-1);
+}
+
+/* A new Vec of self's class into slot 0; NULL on failure. */
+static Vec *new_like_self(GpyVM *vm, double x, double y) {
+    int cls = gpy_slot_count(vm);
+    void *data;
+    if (gpy_ensure_slots(vm, cls + 1) != GPY_OK || gpy_get_attr(vm, 1, "__class__", cls) != GPY_OK ||
+        gpy_new_foreign(vm, cls, 0, &data) != GPY_OK)
+        return NULL;
+    Vec *v = data;
+    v->x = x;
+    v->y = y;
+    v->magic = 0x5eC;
+    created++;
+    return v;
+}
+
+/* NotImplemented into slot 0: the operation goes on with the other operand */
+static GpyStatus not_implemented(GpyVM *vm) {
+    gpy_clear_error(vm);
+    return gpy_get_global(vm, NULL, "NotImplemented", 0);
+}
+
+static GpyStatus vec_add(GpyVM *vm, int nargs, void *user) {
+    (void)nargs;
+    (void)user;
+    Vec *a = gpy_get_foreign(vm, 1, &vec_def), *b = gpy_get_foreign(vm, 2, &vec_def);
+    if (!a || !b) return not_implemented(vm);
+    return new_like_self(vm, a->x + b->x, a->y + b->y) ? GPY_OK : GPY_RUNTIME_ERROR;
+}
+
+static GpyStatus vec_mul(GpyVM *vm, int nargs, void *user) {
+    (void)nargs;
+    (void)user;
+    Vec *a = gpy_get_foreign(vm, 1, &vec_def);
+    double k;
+    if (!a || gpy_get_float(vm, 2, &k) != GPY_OK) return not_implemented(vm);
+    return new_like_self(vm, a->x * k, a->y * k) ? GPY_OK : GPY_RUNTIME_ERROR;
+}
+
+static GpyStatus vec_neg(GpyVM *vm, int nargs, void *user) {
+    (void)nargs;
+    (void)user;
+    Vec *a = gpy_get_foreign(vm, 1, &vec_def);
+    return a && new_like_self(vm, -a->x, -a->y) ? GPY_OK : GPY_RUNTIME_ERROR;
+}
+
+static GpyStatus vec_eq(GpyVM *vm, int nargs, void *user) {
+    (void)nargs;
+    (void)user;
+    Vec *a = gpy_get_foreign(vm, 1, &vec_def), *b = gpy_get_foreign(vm, 2, &vec_def);
+    if (!a || !b) return not_implemented(vm);
+    return gpy_set_bool(vm, 0, a->x == b->x && a->y == b->y);
+}
+
+static GpyStatus vec_len(GpyVM *vm, int nargs, void *user) {
+    (void)nargs;
+    (void)user;
+    return gpy_set_int(vm, 0, 2);
+}
+
+static GpyStatus vec_getitem(GpyVM *vm, int nargs, void *user) {
+    (void)nargs;
+    (void)user;
+    Vec *v = gpy_get_foreign(vm, 1, &vec_def);
+    int64_t i;
+    if (!v) return GPY_RUNTIME_ERROR;
+    GpyStatus st = gpy_get_int(vm, 2, &i);
+    if (st != GPY_OK) return st;
+    if (i < -2 || i > 1) return gpy_raise(vm, "IndexError", "Vec index out of range");
+    return gpy_set_float(vm, 0, i == 0 || i == -2 ? v->x : v->y);
+}
+
+static const GpyMethodDef vec_methods[] = {
+    {"dot", vec_dot},     {"scale", vec_scale},     {"__repr__", vec_repr}, {"__add__", vec_add},
+    {"__mul__", vec_mul}, {"__rmul__", vec_mul},    {"__neg__", vec_neg},   {"__eq__", vec_eq},
+    {"__len__", vec_len}, {"__getitem__", vec_getitem}, {NULL, NULL}};
 static const GpyAttrDef vec_attrs[] = {
     {"x", get_x, set_x}, {"y", get_y, set_y}, {"length", get_length, NULL}, {NULL, NULL, NULL}};
 static const GpyClassDef vec_def = {
@@ -165,14 +250,14 @@ int main(void) {
                                 "v.scale(0.5)\n"
                                 "s = f'{v.x} {v.y} {type(v).__name__} {isinstance(v, Vec)}'\n"
                                 "kw = Vec(y=2.0, x=1.0).x\n"
-                                "r = f'{Vec!r} {Vec.__module__} {Vec.__name__} ' + repr(v)[:18]\n",
+                                "r = f'{Vec!r} {Vec.__module__} {Vec.__name__} ' + object.__repr__(v)[:18] + ' ' + repr(v)\n",
                                 (size_t)-1, NULL));
     CHECK(global_float(vm, "n") == 5.0);
     CHECK(global_float(vm, "d") == 14.0);
     CHECK_STR(global_str(vm, "s"), "3.0 2.0 Vec True");
     CHECK(global_float(vm, "kw") == 1.0);
     /* named after its module, as CPython names extension types "geo.Vec" */
-    CHECK_STR(global_str(vm, "r"), "<class 'geo.Vec'> geo Vec <geo.Vec object at");
+    CHECK_STR(global_str(vm, "r"), "<class 'geo.Vec'> geo Vec <geo.Vec object at Vec(3, 2)");
     CHECK(created == 3);
 
     /* the C side reads a script's instance */
@@ -236,6 +321,32 @@ int main(void) {
     CHECK(pv && pv->x == 10.0);
     CHECK_STR(error_of(vm, "b.length = 1\n"), "AttributeError: property 'length' of 'V3' object has no setter");
     CHECK(created == 6);
+
+    /* special methods back the operators, for subclasses too */
+    CHECK_OK(vm, gpy_run_string(vm, NULL,
+                                "p, q = Vec(1, 2), Vec(3, 4)\n"
+                                "ops = ' '.join([repr(p + q), str(p), repr(2 * p), repr(p * 3), repr(-p),\n"
+                                "                repr(V2(1, 1) + p), type(V2(1, 1) + p).__name__, f'{q}'])\n"
+                                "cmp = (p == Vec(1, 2), p != Vec(1, 2), p == q, p != 5, p == 5)\n"
+                                "seq = (len(p), p[0], p[-1], list(p))\n"
+                                "try:\n"
+                                "    p + 1\n"
+                                "except TypeError as e:\n"
+                                "    e1 = str(e)\n"
+                                "try:\n"
+                                "    hash(p)\n"
+                                "except TypeError as e:\n"
+                                "    e2 = str(e)\n"
+                                "try:\n"
+                                "    p[2]\n"
+                                "except IndexError as e:\n"
+                                "    e3 = str(e)\n"
+                                "checks = f'{cmp} {seq} {e1} | {e2} | {e3}'\n",
+                                (size_t)-1, NULL));
+    CHECK_STR(global_str(vm, "ops"), "Vec(4, 6) Vec(1, 2) Vec(2, 4) Vec(3, 6) Vec(-1, -2) Vec(2, 3) V2 Vec(3, 4)");
+    CHECK_STR(global_str(vm, "checks"),
+              "(True, False, False, True, False) (2, 1.0, 2.0, [1.0, 2.0]) "
+              "unsupported operand type(s) for +: 'Vec' and 'int' | unhashable type: 'Vec' | Vec index out of range");
 
     /* C functions added to a foreign class later are methods too */
     CHECK_OK(vm, gpy_add_function(vm, 2, "dot2", vec_dot, NULL));
