@@ -101,6 +101,8 @@ struct CpuDevice {
     pthread_mutex_t print_mu;
     struct PrintLine *lines;
     size_t nlines, caplines;
+    GpuCpuOutputFn output; /* where they go (gpu_cpu_set_output); NULL: stdout */
+    void *output_ctx;
 };
 
 typedef struct PrintLine {
@@ -405,10 +407,11 @@ static void flush_prints(CpuDevice *d) {
     if (!d->nlines) return;
     qsort(d->lines, d->nlines, sizeof *d->lines, line_order);
     for (size_t i = 0; i < d->nlines; i++) {
-        fputs(d->lines[i].text, stdout);
+        if (d->output) d->output(d->lines[i].text, strlen(d->lines[i].text), d->output_ctx);
+        else fputs(d->lines[i].text, stdout);
         free(d->lines[i].text);
     }
-    fflush(stdout);
+    if (!d->output) fflush(stdout);
     d->nlines = 0;
 }
 
@@ -622,6 +625,11 @@ CpuDevice *gpu_cpu_new(int nthreads) {
 }
 
 int gpu_cpu_workers(CpuDevice *d) { return d->nworkers; }
+
+void gpu_cpu_set_output(CpuDevice *d, GpuCpuOutputFn fn, void *ctx) {
+    d->output = fn;
+    d->output_ctx = ctx;
+}
 
 void gpu_cpu_free(CpuDevice *d) {
     if (!d) return;
