@@ -626,11 +626,6 @@ CpuDevice *gpu_cpu_new(int nthreads) {
 
 int gpu_cpu_workers(CpuDevice *d) { return d->nworkers; }
 
-void gpu_cpu_set_output(CpuDevice *d, GpuCpuOutputFn fn, void *ctx) {
-    d->output = fn;
-    d->output_ctx = ctx;
-}
-
 void gpu_cpu_free(CpuDevice *d) {
     if (!d) return;
     if (d->started) {
@@ -656,6 +651,11 @@ void gpu_cpu_free(CpuDevice *d) {
     pthread_cond_destroy(&d->wake);
     pthread_cond_destroy(&d->done);
     free(d);
+}
+
+void gpu_cpu_set_output(CpuDevice *d, GpuCpuOutputFn fn, void *ctx) {
+    d->output = fn;
+    d->output_ctx = ctx;
 }
 
 /* Starts the helper threads (once); false if none could start. */

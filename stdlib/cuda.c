@@ -150,8 +150,8 @@ static CpuDevice *cpu_device(VM *vm) {
     if (!st->device) {
         st->device = gpu_cpu_new(0);
         if (!st->device) vm_raise_kind(vm, RuntimeError, "cannot create the CPU device");
-        if (vm->config.write) gpu_cpu_set_output(st->device, kernel_output, vm);
     }
+    if (vm->config.write) gpu_cpu_set_output(st->device, kernel_output, vm); /* two stores */
     return st->device;
 }
 
