@@ -137,13 +137,6 @@ _Noreturn void cuda_raise_status(VM *vm, int status, const char *msg) {
     vm_raise(vm, st->t_api_error, "%s", msg);
 }
 
-/* Kernels' print() on the CPU device, for a VM whose configuration has a
-** write callback: the application gets it like the script's own output. */
-static void kernel_output(const char *text, size_t len, void *ctx) {
-    VM *vm = ctx;
-    vm->config.write(vm->api, text, len, vm->config.user_data);
-}
-
 /* The CPU device, created at first use. */
 static CpuDevice *cpu_device(VM *vm) {
     CudaState *st = cuda_state(vm);
@@ -151,7 +144,6 @@ static CpuDevice *cpu_device(VM *vm) {
         st->device = gpu_cpu_new(0);
         if (!st->device) vm_raise_kind(vm, RuntimeError, "cannot create the CPU device");
     }
-    if (vm->config.write) gpu_cpu_set_output(st->device, kernel_output, vm); /* two stores */
     return st->device;
 }
 

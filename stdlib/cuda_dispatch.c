@@ -887,6 +887,13 @@ static bool launch_is_narrow(VM *vm, Launch *l, int argc, Value *argv) {
     return true;
 }
 
+/* Kernels' print() on the CPU device, for a VM whose configuration has a
+** write callback: the application gets it like the script's own output. */
+static void kernel_output(const char *text, size_t len, void *ctx) {
+    VM *vm = ctx;
+    vm->config.write(vm->api, text, len, vm->config.user_data);
+}
+
 /* Runs one launch: types, cache, marshalling, CPU device. */
 static Value launch_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs) {
     Launch *l = (Launch *)AS_OBJ(self);
@@ -958,6 +965,7 @@ static Value launch_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs
     cl.params = m.ptrs;
     cl.grids = NULL;
     jit_debug_reset(k);
+    if (vm->config.write) gpu_cpu_set_output(st->device, kernel_output, vm);
     int rc = gpu_cpu_launch_tree(st->device, &cl, err, sizeof err); /* with the grids it launches */
     if (rc == GPU_CPU_FAULT) cuda_cpu_fault_message(vm, disp_name(d), p, argc, staged, st->device, err, sizeof err);
     if (cuda_cpu_unstage(vm, disp_name(d), p, argc, argv, staged, rc ? NULL : err, sizeof err) && !rc)

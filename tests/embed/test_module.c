@@ -4,7 +4,8 @@
 ** added to an existing module (math) and to a script's class, the module
 ** loader callback (sources, errors named after the module, NULL going on to
 ** the search path), and the write/error callbacks receiving everything the
-** scripts print while nothing reaches the process's stdout/stderr.
+** scripts and their kernels print while nothing reaches the process's
+** stdout/stderr.
 ** Expected tracebacks are CPython's (python3 -X no_debug_ranges: gpy prints
 ** no ^^^ markers) for the same programs, with a meta path loader standing in
 ** for the callback.
@@ -248,6 +249,18 @@ static void test_output(void) {
     CHECK_OK(vm, gpy_run_string(vm, NULL, "print(sys.stdout.name, sys.stderr.name, sys.stdout.writable())\n",
                                 (size_t)-1, NULL));
     CHECK_STR(cap.out, "hello 42\nout\n<stdout> <stderr> True\n");
+    /* kernels' print() too (on the CPU device here: no GPU is needed) */
+    cap.nout = 0;
+    cap.out[0] = '\0';
+    CHECK_OK(vm, gpy_run_string(vm, NULL,
+                                "from numba import cuda\n"
+                                "@cuda.jit\n"
+                                "def k():\n"
+                                "    print('thread', cuda.grid(1))\n"
+                                "k[1, 2]()\n"
+                                "cuda.synchronize()\n",
+                                (size_t)-1, NULL));
+    CHECK_STR(cap.out, "thread 0\nthread 1\n");
     gpy_free(vm);
     CHECK(cap.bad_vm == 0);
 
@@ -259,6 +272,12 @@ static void test_output(void) {
     close(saved_err);
     off_t size = lseek(fd, 0, SEEK_END);
     CHECK(size == 0); /* nothing reached the process's own streams */
+    if (size > 0) { /* what did (failed checks inside show up here too) */
+        char leaked[4096];
+        ssize_t n = pread(fd, leaked, sizeof leaked - 1, 0);
+        leaked[n > 0 ? n : 0] = '\0';
+        fprintf(stderr, "written to the process's stdout/stderr:\n%s", leaked);
+    }
     close(fd);
     unlink(path);
 }
