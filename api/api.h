@@ -31,10 +31,14 @@ struct GpyVM {
     Value error;            /* NONE when none */
     char *error_type, *error_message, *error_traceback;
     int exit_code;
+    Dict *exceptions;       /* api_native.c: "module.Name" -> class made by gpy_new_exception (gpy_raise) */
 };
 
 /* The GpyVM of vm (NULL when vm was not made by gpy_new). */
 static inline GpyVM *api_of(VM *vm) { return vm->api; }
+/* api_native.c: is v an instance of a class made by gpy_new_class (or of a
+** script's subclass of one, which lacks the TYPE_FOREIGN flag itself)? */
+bool api_is_foreign(VM *vm, Value v);
 
 /* Runs fn(vm, ud) protected. On success returns GPY_OK and clears the last
 ** error; on an exception records it (api_record) and returns its status. */

@@ -24,6 +24,7 @@ static void api_mark(VM *vm) {
     for (int i = 0; i < g->base + g->count; i++) gc_mark_value(vm, g->values[i]);
     for (GpyHandle *h = g->handles; h; h = h->next) gc_mark_value(vm, h->value);
     gc_mark_value(vm, g->error);
+    gc_mark_obj(vm, (Obj *)g->exceptions);
 }
 
 /* Makes values[0 .. n) exist; false when memory runs out. */

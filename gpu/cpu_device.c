@@ -101,6 +101,8 @@ struct CpuDevice {
     pthread_mutex_t print_mu;
     struct PrintLine *lines;
     size_t nlines, caplines;
+    GpuCpuOutputFn output; /* where they go (gpu_cpu_set_output); NULL: stdout */
+    void *output_ctx;
 };
 
 typedef struct PrintLine {
@@ -405,10 +407,11 @@ static void flush_prints(CpuDevice *d) {
     if (!d->nlines) return;
     qsort(d->lines, d->nlines, sizeof *d->lines, line_order);
     for (size_t i = 0; i < d->nlines; i++) {
-        fputs(d->lines[i].text, stdout);
+        if (d->output) d->output(d->lines[i].text, strlen(d->lines[i].text), d->output_ctx);
+        else fputs(d->lines[i].text, stdout);
         free(d->lines[i].text);
     }
-    fflush(stdout);
+    if (!d->output) fflush(stdout);
     d->nlines = 0;
 }
 
@@ -648,6 +651,11 @@ void gpu_cpu_free(CpuDevice *d) {
     pthread_cond_destroy(&d->wake);
     pthread_cond_destroy(&d->done);
     free(d);
+}
+
+void gpu_cpu_set_output(CpuDevice *d, GpuCpuOutputFn fn, void *ctx) {
+    d->output = fn;
+    d->output_ctx = ctx;
 }
 
 /* Starts the helper threads (once); false if none could start. */

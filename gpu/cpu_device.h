@@ -61,6 +61,11 @@ CpuDevice *gpu_cpu_new(int nthreads);
 void gpu_cpu_free(CpuDevice *d);
 /* Number of worker threads the device uses. */
 int gpu_cpu_workers(CpuDevice *d);
+/* Where the lines kernels print() go, whole and in thread order after each
+** launch (on the launching thread): fn, or the process's stdout when fn is
+** NULL (an embedding application's write callback goes here). */
+typedef void (*GpuCpuOutputFn)(const char *text, size_t len, void *ctx);
+void gpu_cpu_set_output(CpuDevice *d, GpuCpuOutputFn fn, void *ctx);
 /* Runs a grid to completion. Returns 0, or -1 with a message in err (stack
 ** allocation failure, invalid dimensions), or GPU_CPU_FAULT. */
 int gpu_cpu_launch(CpuDevice *d, const CpuLaunch *l, char *err, size_t errsize);

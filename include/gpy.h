@@ -305,7 +305,12 @@ typedef struct GpyClassDef {
     size_t size;                        /* bytes of user data per instance */
     GpyCFunction init;                  /* Name(args): slot 1 the new instance; NULL: takes no arguments */
     void (*finalize)(void *data, void *user); /* when the instance is collected or the VM freed */
-    const GpyMethodDef *methods;        /* ends with a {NULL} entry; may be NULL */
+    const GpyMethodDef *methods;        /* ends with a {NULL} entry; may be NULL. Python's special
+                                        ** method names back the operations: __repr__, __str__,
+                                        ** __len__, __bool__, __getitem__, __setitem__, __delitem__,
+                                        ** __call__, __hash__, __eq__ .. __ge__, __neg__, __pos__,
+                                        ** __invert__, __add__/__radd__ and the other arithmetic ones
+                                        ** (a method returning NotImplemented passes) */
     const GpyAttrDef *attrs;            /* ends with a {NULL} entry; may be NULL */
 } GpyClassDef;
 /* Creates the class described by def (which must outlive the VM) as

@@ -717,6 +717,13 @@ static bool marshal_value(VM *vm, const JType *t, Value v, Marshal *m, char *err
 
 /* ----------------------------------------------------------------- launch */
 
+/* Kernels' print() on the CPU device, for a VM whose configuration has a
+** write callback: the application gets it like the script's own output. */
+static void kernel_output(const char *text, size_t len, void *ctx) {
+    VM *vm = ctx;
+    vm->config.write(vm->api, text, len, vm->config.user_data);
+}
+
 /* A launch dimension: an int or a tuple of 1–3 ints, each ≥ 1. */
 static void parse_dim3(VM *vm, Value v, uint32_t out[3], const char *what) {
     out[0] = out[1] = out[2] = 1;
@@ -936,6 +943,7 @@ static Value launch_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs
         cuda_hook_order(vm);
     }
     (void)cuda_stream_of(vm, l->stream); /* checks the argument; CPU launches are synchronous */
+    if (vm->config.write) gpu_cpu_set_output(st->device, kernel_output, vm);
     /* more shared memory than a block may have: what cuLaunchKernel refuses, as Numba shows it */
     if (k->shared_bytes > JIT_MAX_STATIC_SHARED || l->dyn_shared > JIT_MAX_STATIC_SHARED - k->shared_bytes) {
         char msg[512];

@@ -796,6 +796,70 @@ static void file_finalize(VM *vm, Obj *o) {
     f->buf = NULL;
 }
 
+/* ------------------------------------------------------------------ */
+/* an embedding application's output (VMConfig.write / .error)         */
+/* ------------------------------------------------------------------ */
+
+/* When the configuration has a write (error) callback, sys.stdout
+** (sys.stderr) is a stdio stream made with glibc's fopencookie whose every
+** write calls it: the rest of file.c treats it as any other stream, and none
+** of the VM's output reaches the process's own. Unbuffered, so the
+** application sees stdout and stderr text at once and in order. */
+typedef struct CallbackStream {
+    VM *vm;
+    GpyWriteFn fn;
+} CallbackStream;
+
+static ssize_t callback_write(void *cookie, const char *buf, size_t size) {
+    CallbackStream *cs = cookie;
+    cs->fn(cs->vm->api, buf, size, cs->vm->config.user_data);
+    return (ssize_t)size;
+}
+
+static int callback_close(void *cookie) {
+    free(cookie);
+    return 0;
+}
+
+typedef struct StreamCtx {
+    FILE *fp;
+    const char *name;
+    Value file;
+} StreamCtx;
+
+static void make_stream_file(VM *vm, void *ud) {
+    StreamCtx *c = ud;
+    c->file = file_from_stream(vm, c->fp, c->name, "w", true);
+}
+
+static Value file_from_callback(VM *vm, GpyWriteFn fn, const char *name) {
+    CallbackStream *cs = malloc(sizeof *cs);
+    if (!cs) vm_throw(vm, vm->memory_error);
+    cs->vm = vm;
+    cs->fn = fn;
+    cookie_io_functions_t io = {.read = NULL, .write = callback_write, .seek = NULL, .close = callback_close};
+    FILE *fp = fopencookie(cs, "w", io);
+    if (!fp) {
+        free(cs);
+        vm_throw(vm, vm->memory_error);
+    }
+    setvbuf(fp, NULL, _IONBF, 0);
+    StreamCtx c = {.fp = fp, .name = name, .file = NONE_VAL};
+    if (!vm_pcall(vm, make_stream_file, &c)) {
+        fclose(fp); /* the File object owns fp only once it exists */
+        vm_rethrow(vm, vm->exc_value);
+    }
+    return c.file;
+}
+
+/* sys.stdout (err false) or sys.stderr as the VM starts. */
+static Value std_output(VM *vm, bool err) {
+    GpyWriteFn fn = err ? vm->config.error : vm->config.write;
+    const char *name = err ? "<stderr>" : "<stdout>";
+    if (fn) return file_from_callback(vm, fn, name);
+    return file_from_stream(vm, err ? stderr : stdout, name, "w", false);
+}
+
 Value file_sys_stream(VM *vm, const char *name) {
     if (vm->sys_module && vm->sys_module->dict) {
         Value v = dict_get_cstr(vm, vm->sys_module->dict, name);
@@ -805,8 +869,8 @@ Value file_sys_stream(VM *vm, const char *name) {
                   : strcmp(name, "stderr") == 0 ? &vm->sys_stderr
                                                 : &vm->sys_stdin;
     if (IS_EMPTY(*slot)) {
-        if (slot == &vm->sys_stdout) *slot = file_from_stream(vm, stdout, "<stdout>", "w", false);
-        else if (slot == &vm->sys_stderr) *slot = file_from_stream(vm, stderr, "<stderr>", "w", false);
+        if (slot == &vm->sys_stdout) *slot = std_output(vm, false);
+        else if (slot == &vm->sys_stderr) *slot = std_output(vm, true);
         else *slot = file_from_stream(vm, stdin, "<stdin>", "r", false);
     }
     return *slot;
@@ -836,7 +900,7 @@ void file_init(VM *vm) {
     for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
         type_add_method(vm, t, methods[i].name, methods[i].fn);
     if (t->dict) dict_set_cstr(vm, t->dict, "__module__", STR_VAL(str_cstr(vm, "_io")));
-    if (IS_EMPTY(vm->sys_stdout)) vm->sys_stdout = file_from_stream(vm, stdout, "<stdout>", "w", false);
-    if (IS_EMPTY(vm->sys_stderr)) vm->sys_stderr = file_from_stream(vm, stderr, "<stderr>", "w", false);
+    if (IS_EMPTY(vm->sys_stdout)) vm->sys_stdout = std_output(vm, false);
+    if (IS_EMPTY(vm->sys_stderr)) vm->sys_stderr = std_output(vm, true);
     if (IS_EMPTY(vm->sys_stdin)) vm->sys_stdin = file_from_stream(vm, stdin, "<stdin>", "r", false);
 }

@@ -89,7 +89,7 @@ Value type_lookup(VM *vm, Type *t, Str *name) {
 }
 
 Str *class_module_name(VM *vm, Type *t) {
-    if (!(t->flags & TYPE_HEAP) || !t->dict) return NULL;
+    if (!(t->flags & (TYPE_HEAP | TYPE_FOREIGN)) || !t->dict) return NULL;
     Value m = dict_get_str(vm, t->dict, sym_or(vm, vm->sym_module, "__module__"));
     if (!IS_STR(vm, m)) return NULL;
     if (strcmp(AS_STR(m)->chars, "builtins") == 0) return NULL;
@@ -743,10 +743,10 @@ Value class_new(VM *vm, Str *name, Tuple *bases, Dict *ns) {
         base = bt;
     }
     /* instances of a heap class are Instance or ExcObj (a Dict* right after
-    ** the header): only object and exception ancestors have that layout */
+    ** the header): only object, exception and foreign ancestors have that layout */
     Type *anc = class_ancestor(base);
     if (base != vm->t_object && (!(base->flags & (TYPE_HEAP | TYPE_BASETYPE)) || !anc ||
-                                 (anc != vm->t_object && !(anc->flags & TYPE_EXCEPTION))))
+                                 (anc != vm->t_object && !(anc->flags & (TYPE_EXCEPTION | TYPE_FOREIGN)))))
         vm_raise_kind(vm, TypeError, "type '%s' is not an acceptable base type", class_type_name(base));
 
     Type *T = gc_alloc_obj(vm, vm->t_type, sizeof(Type));
@@ -865,7 +865,7 @@ static Value type_special_attr(VM *vm, Type *T, Str *name) {
         return T->name ? STR_VAL(T->name) : STR_VAL(str_cstr(vm, class_type_name(T)));
     if (class_name_is(name, vm->sym_qualname, "__qualname__")) return STR_VAL(class_qualname(vm, T));
     if (class_name_is(name, vm->sym_module, "__module__")) {
-        if ((T->flags & TYPE_HEAP) && T->dict) {
+        if ((T->flags & (TYPE_HEAP | TYPE_FOREIGN)) && T->dict) {
             Value m = dict_get_str(vm, T->dict, name);
             if (!IS_EMPTY(m)) return m;
         }
@@ -988,8 +988,12 @@ static Value type_m_subclasses(VM *vm, int argc, Value *argv, Dict *kwargs) {
 }
 
 Type *type_new_builtin(VM *vm, const char *name, Type *base, uint32_t flags) {
+    return type_new_builtin_sized(vm, name, base, flags, sizeof(Type));
+}
+
+Type *type_new_builtin_sized(VM *vm, const char *name, Type *base, uint32_t flags, size_t size) {
     if (!base) base = vm->t_object;
-    Type *t = gc_alloc_obj(vm, vm->t_type, sizeof(Type));
+    Type *t = gc_alloc_obj(vm, vm->t_type, size);
     /* registered first, so it stays alive while its name and dict are made */
     if (vm->nbuiltin_types == vm->builtin_types_cap) {
         int32_t cap = vm->builtin_types_cap ? vm->builtin_types_cap * 2 : 64;

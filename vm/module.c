@@ -340,6 +340,54 @@ static Value load_native(VM *vm, Str *fullname) {
     return OBJ_VAL(m);
 }
 
+typedef struct LoaderCtx {
+    Str *fullname;
+    char *text; /* the application's malloc'd source */
+    size_t len;
+    Source *src;
+    Module *mod;
+} LoaderCtx;
+
+static void loader_source(VM *vm, void *ud) {
+    LoaderCtx *c = ud;
+    c->src = source_new(vm, c->fullname, c->text, c->len);
+}
+
+static void loader_body(VM *vm, void *ud) {
+    LoaderCtx *c = ud;
+    vm_push_root(vm, OBJ_VAL(c->src));
+    Proto *p = vm_compile_source(vm, c->src, PARSE_FILE);
+    vm_push_root(vm, OBJ_VAL(p));
+    vm_exec_proto(vm, p, c->mod->dict);
+    vm_pop_roots(vm, 2);
+}
+
+/* Asks the embedding application's loader (VMConfig.load_module) for the
+** module's source; EMPTY when there is no loader or it returns NULL. The
+** source is named after the module in tracebacks. Like a file module, it is
+** in sys.modules while its body runs and removed if the body raises. */
+static Value load_from_loader(VM *vm, Str *fullname, Module *parent) {
+    if (!vm->config.load_module) return EMPTY_VAL;
+    LoaderCtx c = {.fullname = fullname};
+    c.text = vm->config.load_module(vm->api, fullname->chars, &c.len, vm->config.user_data);
+    if (!c.text) return EMPTY_VAL;
+    bool ok = vm_pcall(vm, loader_source, &c);
+    free(c.text); /* the VM owns the text: freed whether or not it was copied */
+    if (!ok) vm_rethrow(vm, vm->exc_value);
+    vm_push_root(vm, OBJ_VAL(c.src));
+    c.mod = module_new(vm, fullname);
+    dict_set_cstr(vm, c.mod->dict, "__package__", parent ? STR_VAL(parent->name) : STR_VAL(vm->empty_str));
+    dict_set_str(vm, vm->modules, fullname, OBJ_VAL(c.mod));
+    vm_pop_roots(vm, 1);
+    if (!vm_pcall(vm, loader_body, &c)) {
+        Value exc = vm->exc_value;
+        dict_del(vm, vm->modules, STR_VAL(fullname));
+        vm_rethrow(vm, exc);
+    }
+    Value v = dict_get_str(vm, vm->modules, fullname);
+    return IS_EMPTY(v) ? OBJ_VAL(c.mod) : v;
+}
+
 /* Imports one component of a dotted name (parent: the package, or NULL). */
 static Value import_one(VM *vm, Str *fullname, const char *leaf, Module *parent) {
     Value v = dict_get_str(vm, vm->modules, fullname);
@@ -347,6 +395,8 @@ static Value import_one(VM *vm, Str *fullname, const char *leaf, Module *parent)
         if (IS_NONE(v)) vm_raise_kind(vm, ModuleNotFoundError, "import of %s halted; None in sys.modules", fullname->chars);
         return v;
     }
+    v = load_from_loader(vm, fullname, parent);
+    if (!IS_EMPTY(v)) return v;
     char path[PATH_MAX], pkgdir[PATH_MAX];
     bool is_pkg = false;
     bool found = parent ? find_in_package(vm, parent, leaf, path, pkgdir, &is_pkg)

@@ -504,6 +504,9 @@ size_t interp_caches_size(Proto *p);
 /* ================= class.c: type objects, instances, super ================= */
 /* A builtin type, allocated and registered; usable after vm bootstrap. */
 Type *type_new_builtin(VM *vm, const char *name, Type *base, uint32_t flags);
+/* The same with a type object of size bytes (>= sizeof(Type)): room after
+** the Type for its maker's data (api/'s foreign classes). */
+Type *type_new_builtin_sized(VM *vm, const char *name, Type *base, uint32_t flags, size_t size);
 /* class statement: name, bases tuple, namespace dict -> new class */
 Value class_new(VM *vm, Str *name, Tuple *bases, Dict *ns);
 /* Looks name up in t and its bases; EMPTY if absent. */
