@@ -89,9 +89,5 @@ static inline void api_check_slot(VM *vm, GpyVM *g, int slot) {
 ** otherwise never collect. Call it only where every live value is in a
 ** slot, a handle or a root (the start of a protected body). */
 static inline void api_safepoint(VM *vm) { gc_safepoint(vm); }
-/* True when v is an instance of a class made by gpy_new_class. Defined by
-** api/api_native.c (which makes those classes); gpy_slot_type tests the
-** TYPE_FOREIGN flag such classes carry. */
-bool api_is_foreign(VM *vm, Value v);
 
 #endif

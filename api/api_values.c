@@ -127,7 +127,7 @@ GpyType gpy_slot_type(GpyVM *g, int slot) {
     if (t == vm->t_dict) return GPY_TYPE_DICT;
     if (nd_check(vm, v)) return GPY_TYPE_ARRAY;
     if (vm->cuda && cuda_is_devarray(vm, v)) return GPY_TYPE_DEVICE_ARRAY;
-    if (t->flags & TYPE_FOREIGN) return GPY_TYPE_FOREIGN;
+    if (api_is_foreign(vm, v)) return GPY_TYPE_FOREIGN; /* also a script subclass of one */
     return GPY_TYPE_OTHER;
 }
 
