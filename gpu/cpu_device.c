@@ -597,9 +597,7 @@ static void *helper_main(void *arg) {
 
 /* --------------------------------------------------------------- device */
 
-CpuDevice *gpu_cpu_new(int nthreads) {
-    const char *env = getenv("GPY_CPU_THREADS");
-    if (env && atoi(env) > 0) nthreads = atoi(env);
+CpuDevice *gpu_cpu_new(int nthreads, size_t fiber_stack) {
     if (nthreads <= 0) nthreads = (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (nthreads <= 0) nthreads = 1;
     if (nthreads > 256) nthreads = 256;
@@ -611,7 +609,7 @@ CpuDevice *gpu_cpu_new(int nthreads) {
         free(d);
         return NULL;
     }
-    size_t stack = gpu_cpu_fiber_stack_request();
+    size_t stack = gpu_cpu_fiber_stack_request(fiber_stack);
     long page = sysconf(_SC_PAGESIZE);
     d->stack_size = (stack + (size_t)page - 1) / (size_t)page * (size_t)page;
     pthread_mutex_init(&d->mu, NULL);
