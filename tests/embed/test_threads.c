@@ -5,12 +5,16 @@
 ** both compile kernels concurrently), while a third thread creates, uses
 ** and frees VMs in a loop. Each program checks every launch against the
 ** formula; then the C side's own arithmetic checks the totals (an assert
-** run in the VM). The VMs are independent: one thread per VM, and
+** run in the VM). Two more VMs compile and store the same cached kernel in
+** one cache directory at once; a last one reads it back. The VMs are independent: one thread per VM, and
 ** the threads' CHECKs run on the main thread after the joins.
 */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp */
+#include <dirent.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -79,18 +83,37 @@ static const char prog_b[] =
     "    total += float(got.sum())\n"
     "    launches += 1\n";
 
+/* Program C, run by two VMs at once with the same kernel cache directory:
+** both compile the same cached kernel and store the same entry (written to
+** a temporary file and renamed: never a torn file). out[i] = 3 * i + 1. */
+static const char prog_cached[] =
+    "from numba import cuda\n"
+    "import numpy as np\n"
+    "@cuda.jit(cache=True)\n"
+    "def affine(x, out):\n"
+    "    i = cuda.grid(1)\n"
+    "    if i < out.size:\n"
+    "        out[i] = 3 * x[i] + 1\n"
+    "x = np.arange(256, dtype=np.int32)\n"
+    "out = np.zeros(256, dtype=np.int32)\n"
+    "for r in range(ROUNDS):\n"
+    "    affine[2, 128](x, out)\n"
+    "    assert int(out.sum()) == 3 * 32640 + 256, int(out.sum())  # 0+..+255 = 32640\n";
+
 typedef struct Job {
     const char *source;
-    const char *check;    /* run after source: the C side's expectation */
+    const char *check;    /* run after source: the C side's expectation (or NULL) */
+    const char *cache_dir;
     GpyStatus status;     /* of the first call that failed, else GPY_OK */
     char error[2048];     /* its traceback */
 } Job;
 
-static GpyVM *cpu_vm(void) {
+static GpyVM *cpu_vm(const char *cache_dir) {
     GpyConfig c;
     gpy_config_init(&c);
     c.device = GPY_DEVICE_CPU;
     c.cpu_threads = 2;
+    c.cache_dir = cache_dir;
     return gpy_new(&c);
 }
 
@@ -107,14 +130,15 @@ static bool run(Job *job, GpyVM *vm, const char *source, const char *filename) {
 /* Runs job->source in a VM of its own, then job->check. */
 static void *run_job(void *arg) {
     Job *job = arg;
-    GpyVM *vm = cpu_vm();
+    GpyVM *vm = cpu_vm(job->cache_dir);
     if (!vm) {
         job->status = GPY_OUT_OF_MEMORY;
         return NULL;
     }
     char head[32];
     snprintf(head, sizeof head, "ROUNDS = %d\n", ROUNDS);
-    if (run(job, vm, head, "<head>") && run(job, vm, job->source, "<job>")) run(job, vm, job->check, "<check>");
+    if (run(job, vm, head, "<head>") && run(job, vm, job->source, "<job>") && job->check)
+        run(job, vm, job->check, "<check>");
     gpy_free(vm);
     return NULL;
 }
@@ -124,7 +148,7 @@ static void *run_job(void *arg) {
 static void *churn(void *arg) {
     Job *job = arg;
     for (int i = 0; i < CHURN && job->status == GPY_OK; i++) {
-        GpyVM *vm = cpu_vm();
+        GpyVM *vm = cpu_vm(NULL);
         if (!vm) {
             job->status = GPY_OUT_OF_MEMORY;
             break;
@@ -151,20 +175,42 @@ int main(void) {
              (long long)want_a);
     snprintf(check_b, sizeof check_b, "assert launches == %d, launches\nassert total == %.1f, total\n", rb, want_b);
 
-    Job a = {.source = prog_a, .check = check_a}, b = {.source = prog_b, .check = check_b}, c = {0};
-    pthread_t ta, tb, tc;
-    CHECK(pthread_create(&ta, NULL, run_job, &a) == 0);
-    CHECK(pthread_create(&tb, NULL, run_job, &b) == 0);
-    CHECK(pthread_create(&tc, NULL, churn, &c) == 0);
-    pthread_join(ta, NULL);
-    pthread_join(tb, NULL);
-    pthread_join(tc, NULL);
+    char cache[] = "/tmp/gpy_test_threads_XXXXXX";
+    CHECK(mkdtemp(cache) != NULL);
 
-    const Job *jobs[3] = {&a, &b, &c};
-    for (int i = 0; i < 3; i++)
-        if (jobs[i]->status != GPY_OK) fprintf(stderr, "job %c: %s\n", "abc"[i], jobs[i]->error);
-    CHECK(a.status == GPY_OK);
-    CHECK(b.status == GPY_OK);
-    CHECK(c.status == GPY_OK);
+    Job jobs[6] = {
+        {.source = prog_a, .check = check_a},
+        {.source = prog_b, .check = check_b},
+        {0}, /* churn */
+        {.source = prog_cached, .cache_dir = cache},
+        {.source = prog_cached, .cache_dir = cache},
+        {.source = prog_cached, .cache_dir = cache}, /* afterwards: reads the entry back */
+    };
+    pthread_t t[5];
+    for (int i = 0; i < 5; i++) CHECK(pthread_create(&t[i], NULL, i == 2 ? churn : run_job, &jobs[i]) == 0);
+    for (int i = 0; i < 5; i++) pthread_join(t[i], NULL);
+    run_job(&jobs[5]);
+    for (int i = 0; i < 6; i++) {
+        if (jobs[i].status != GPY_OK) fprintf(stderr, "job %d: %s\n", i, jobs[i].error);
+        CHECK(jobs[i].status == GPY_OK);
+    }
+
+    /* the cache holds the kernel's one entry and no half-written file */
+    int entries = 0, others = 0;
+    DIR *d = opendir(cache);
+    CHECK(d != NULL);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (e->d_name[0] == '.') continue;
+        size_t n = strlen(e->d_name);
+        if (n > 5 && strcmp(e->d_name + n - 5, ".gpyk") == 0) entries++;
+        else others++;
+        char path[sizeof cache + 300];
+        snprintf(path, sizeof path, "%s/%s", cache, e->d_name);
+        unlink(path);
+    }
+    if (d) closedir(d);
+    rmdir(cache);
+    CHECK(entries == 1);
+    CHECK(others == 0);
     return check_done("test_threads");
 }
