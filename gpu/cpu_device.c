@@ -161,7 +161,13 @@ static void on_fault(int sig, siginfo_t *si, void *uctx) {
     if (si->si_code <= 0) raise(sig);
 }
 
+static void drop_altstack(void *p);
+/* The alternate stacks given to launching threads (an application's own
+** threads among them), unmapped when such a thread exits. */
+static pthread_key_t launcher_altstack;
+
 static void install_handler(void) {
+    (void)pthread_key_create(&launcher_altstack, drop_altstack);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_fault;
@@ -693,7 +699,10 @@ int gpu_cpu_launch(CpuDevice *d, const CpuLaunch *l, char *err, size_t errsize) 
     }
     int64_t nblocks = (int64_t)l->grid[0] * l->grid[1] * l->grid[2];
     pthread_once(&handler_once, install_handler);
-    if (!altstack_ready) ensure_altstack(); /* kept for the thread's life */
+    if (!altstack_ready) { /* kept for the thread's life */
+        void *altstack = ensure_altstack();
+        if (altstack) (void)pthread_setspecific(launcher_altstack, altstack);
+    }
     d->launch = l;
     d->nblocks = nblocks;
     atomic_store(&d->next_block, 0);
