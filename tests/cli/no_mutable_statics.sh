@@ -21,14 +21,15 @@ find "$build" -name '*.c.o' -path '*/CMakeFiles/*' 2>/dev/null | while read -r o
   case "$src" in vm/*|stdlib/*|jit/*|gpu/*) ;; *) continue ;; esac
   [ -f "$ROOT/$src" ] || continue
   # "ADDR flags SECTION SIZE NAME": keep writable data objects; drop section
-  # symbols; a function-local static's name carries a ".N" suffix
+  # symbols; a function-local static is named by its variable
   objdump -t "$o" | awk -v src="$src" '
     /^[0-9a-f]+ / {
       name = $NF; sec = ""
       for (i = 2; i < NF; i++) if ($i ~ /^\./) { sec = $i; break }
       if (sec !~ /^\.(data|bss|tdata|tbss)/ || sec ~ /^\.data\.rel\.ro/) next
-      if (name == sec || name ~ /^\./) next
-      sub(/\.[0-9]+$/, "", name)
+      if (name == sec || name ~ /^\./ || name ~ /^(__odr_asan|__asan|___asan|__ubsan|__tsan|__sancov)/) next  # sanitizer builds
+      sub(/\.[0-9]+$/, "", name)      # gcc: var.N
+      sub(/^[A-Za-z0-9_]+\./, "", name) # clang: function.var
       print src, name
     }'
 done | sort -u >"$tmp/found"
