@@ -61,5 +61,6 @@ bool env_config(VMConfig *config, int argc, char **argv, char *err, size_t errsi
     config->cuda_arch = (char *)env_text("GPY_CUDA_ARCH");
     config->libcuda = (char *)env_text("GPY_LIBCUDA");
     config->dump_ptx = (char *)env_text("GPY_DUMP_PTX");
+    config->jit_module = (char *)env_text("GPY_JIT_MODULE"); /* else found beside libgpy */
     return true;
 }

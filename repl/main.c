@@ -52,6 +52,7 @@ static void usage(FILE *out) {
           "  GPY_CUDA_ARCH=sm_XY  the GPU architecture PTX is compiled for when no GPU decides it\n"
           "  GPY_LIBCUDA          the CUDA driver library to open (default libcuda.so.1)\n"
           "  GPY_DUMP_PTX=DIR     write the PTX of every compiled kernel into DIR\n"
+          "  GPY_JIT_MODULE       the kernel compiler module (default: gpy_jit.so where gpy installed it)\n"
           "  GPY_GC_STRESS=1      collect garbage at every safepoint (debugging)\n",
           out);
 }

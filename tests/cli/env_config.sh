@@ -40,7 +40,7 @@ out=$(cd "$tmp" && GPY_PATH="$tmp/nowhere:$tmp/lib" "$GPY" -c 'import envmod; pr
 # --help names every variable the CLI reads
 help=$("$GPY" --help)
 for v in GPY_PATH GPY_DEVICE GPY_CPU_THREADS GPY_CPU_FIBER_STACK GPY_CPU_REGIONS GPY_CACHE_DIR GPY_CACHE_STATS \
-         GPY_CUDA_HOME CUDA_HOME GPY_CUDA_ARCH GPY_LIBCUDA GPY_DUMP_PTX GPY_GC_STRESS XDG_CACHE_HOME; do
+         GPY_CUDA_HOME CUDA_HOME GPY_CUDA_ARCH GPY_LIBCUDA GPY_DUMP_PTX GPY_JIT_MODULE GPY_GC_STRESS XDG_CACHE_HOME; do
   grep -q "$v" <<<"$help" || bad "gpy --help does not mention $v"
 done
 
