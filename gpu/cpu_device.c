@@ -163,7 +163,13 @@ static void on_fault(int sig, siginfo_t *si, void *uctx) {
     if (si->si_code <= 0) raise(sig);
 }
 
+static void drop_altstack(void *p);
+/* The alternate stacks given to launching threads (an application's own
+** threads among them), unmapped when such a thread exits. */
+static pthread_key_t launcher_altstack;
+
 static void install_handler(void) {
+    (void)pthread_key_create(&launcher_altstack, drop_altstack);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_fault;
@@ -600,9 +606,7 @@ static void *helper_main(void *arg) {
 
 /* --------------------------------------------------------------- device */
 
-CpuDevice *gpu_cpu_new(int nthreads) {
-    const char *env = getenv("GPY_CPU_THREADS");
-    if (env && atoi(env) > 0) nthreads = atoi(env);
+CpuDevice *gpu_cpu_new(int nthreads, size_t fiber_stack) {
     if (nthreads <= 0) nthreads = (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (nthreads <= 0) nthreads = 1;
     if (nthreads > 256) nthreads = 256;
@@ -614,7 +618,7 @@ CpuDevice *gpu_cpu_new(int nthreads) {
         free(d);
         return NULL;
     }
-    size_t stack = gpu_cpu_fiber_stack_request();
+    size_t stack = gpu_cpu_fiber_stack_request(fiber_stack);
     long page = sysconf(_SC_PAGESIZE);
     d->stack_size = (stack + (size_t)page - 1) / (size_t)page * (size_t)page;
     pthread_mutex_init(&d->mu, NULL);
@@ -703,7 +707,10 @@ int gpu_cpu_launch(CpuDevice *d, const CpuLaunch *l, char *err, size_t errsize) 
     }
     int64_t nblocks = (int64_t)l->grid[0] * l->grid[1] * l->grid[2];
     pthread_once(&handler_once, install_handler);
-    if (!altstack_ready) ensure_altstack(); /* kept for the thread's life */
+    if (!altstack_ready) { /* kept for the thread's life */
+        void *altstack = ensure_altstack();
+        if (altstack) (void)pthread_setspecific(launcher_altstack, altstack);
+    }
     d->launch = l;
     d->nblocks = nblocks;
     atomic_store(&d->next_block, 0);

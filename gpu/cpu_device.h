@@ -44,20 +44,21 @@ typedef struct CpuLaunch {
 } CpuLaunch;
 
 /* The fiber stack size asked for (gpu_cpu_new rounds it up to pages):
-** 64 KiB, or GPY_CPU_FIBER_STACK bytes when that is at least 16 KiB. The
-** kernel compiler checks a fiber kernel's local arrays against it. */
-static inline size_t gpu_cpu_fiber_stack_request(void) {
-    const char *env = getenv("GPY_CPU_FIBER_STACK");
-    return env && atol(env) >= 16384 ? (size_t)atol(env) : 64 * 1024;
+** 64 KiB, or configured bytes (config.cpu_fiber_stack, GPY_CPU_FIBER_STACK)
+** when that is at least 16 KiB. The kernel compiler checks a fiber kernel's
+** local arrays against it. */
+static inline size_t gpu_cpu_fiber_stack_request(size_t configured) {
+    return configured >= 16384 ? configured : 64 * 1024;
 }
 
 /* Shared memory per block (static + dynamic) the CPU device offers: what
 ** CUDA gives a block without opting in, so kernels that fit here fit a GPU. */
 #define GPU_CPU_MAX_SHARED (48 * 1024)
 
-/* Creates the device; nthreads 0 = one worker per online core (GPY_CPU_THREADS
-** overrides). Workers start lazily on the first launch. */
-CpuDevice *gpu_cpu_new(int nthreads);
+/* Creates the device; nthreads 0 = one worker per online core
+** (config.cpu_threads); fiber_stack 0 = the default (see
+** gpu_cpu_fiber_stack_request). Workers start lazily on the first launch. */
+CpuDevice *gpu_cpu_new(int nthreads, size_t fiber_stack);
 void gpu_cpu_free(CpuDevice *d);
 /* Number of worker threads the device uses. */
 int gpu_cpu_workers(CpuDevice *d);

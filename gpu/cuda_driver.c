@@ -34,10 +34,9 @@ static const EntrySpec entry_specs[] = {
 #undef GPU_CUDA_SPEC
 };
 
-const char *gpu_cuda_library_path(void)
+const char *gpu_cuda_library_path(const char *libcuda)
 {
-    const char *p = getenv("GPY_LIBCUDA");
-    return p && *p ? p : "libcuda.so.1";
+    return libcuda && *libcuda ? libcuda : "libcuda.so.1";
 }
 
 int gpu_cuda_refuse(int status, char *err, size_t errsize, const char *fmt, ...)
@@ -52,8 +51,9 @@ int gpu_cuda_refuse(int status, char *err, size_t errsize, const char *fmt, ...)
 }
 
 /* dlopen + dlsym of every entry; NULL with a message when the file is
-** missing or lacks a required entry point. Called with lib_lock held. */
-static CudaLib *load_library(const char *path, char *err, size_t errsize)
+** missing or lacks a required entry point (configured: the path was given,
+** not the default). Called with lib_lock held. */
+static CudaLib *load_library(const char *path, bool configured, char *err, size_t errsize)
 {
     if (strlen(path) >= sizeof(((CudaLib *)0)->path)) {
         gpu_cuda_refuse(0, err, errsize, "CUDA driver path too long: %.100s...", path);
@@ -63,8 +63,7 @@ static CudaLib *load_library(const char *path, char *err, size_t errsize)
     if (!dl) {
         const char *why = dlerror();
         gpu_cuda_refuse(0, err, errsize, "%s not found: %s%s", path, why ? why : "dlopen failed",
-                        getenv("GPY_LIBCUDA") && *getenv("GPY_LIBCUDA")
-                            ? " (from GPY_LIBCUDA)"
+                        configured ? " (from GPY_LIBCUDA)"
                             : " (is the NVIDIA driver installed? GPY_LIBCUDA names another file)");
         return NULL;
     }
@@ -141,12 +140,12 @@ static void describe_with(const CudaLib *lib, int status, char *buf, size_t size
         snprintf(buf, size, "CUDA error %d", status);
 }
 
-/* The library for the current path, loaded and cuInit'ed. On failure
-** returns the status (GPU_CUDA_ENOLIB or cuInit's CUresult) and a message;
-** *out is still set when the library loaded but cuInit failed. */
-static int get_library(const CudaLib **out, char *err, size_t errsize)
+/* The library at libcuda (NULL: the default), loaded and cuInit'ed. On
+** failure returns the status (GPU_CUDA_ENOLIB or cuInit's CUresult) and a
+** message; *out is still set when the library loaded but cuInit failed. */
+static int get_library(const char *libcuda, const CudaLib **out, char *err, size_t errsize)
 {
-    const char *path = gpu_cuda_library_path();
+    const char *path = gpu_cuda_library_path(libcuda);
     *out = NULL;
     pthread_mutex_lock(&lib_lock);
     CudaLib *lib = NULL;
@@ -158,7 +157,7 @@ static int get_library(const CudaLib **out, char *err, size_t errsize)
             pthread_mutex_unlock(&lib_lock);
             return gpu_cuda_refuse(GPU_CUDA_ENOLIB, err, errsize, "too many different CUDA driver libraries loaded");
         }
-        lib = load_library(path, err, errsize);
+        lib = load_library(path, path == libcuda, err, errsize);
         if (!lib) {
             pthread_mutex_unlock(&lib_lock);
             return GPU_CUDA_ENOLIB;
@@ -244,11 +243,11 @@ int gpu_cuda_make_current(GpuCuda *c, char *err, size_t errsize)
 
 /* ------------------------------------------------------------ devices */
 
-int gpu_cuda_device_count(int *count, char *err, size_t errsize)
+int gpu_cuda_device_count(const char *libcuda, int *count, char *err, size_t errsize)
 {
     const CudaLib *lib;
     *count = 0;
-    int st = get_library(&lib, err, errsize);
+    int st = get_library(libcuda, &lib, err, errsize);
     if (st == CUDA_ERROR_NO_DEVICE)
         return 0;
     if (st)
@@ -262,11 +261,11 @@ int gpu_cuda_device_count(int *count, char *err, size_t errsize)
     return 0;
 }
 
-int gpu_cuda_driver_version(int *version, char *err, size_t errsize)
+int gpu_cuda_driver_version(const char *libcuda, int *version, char *err, size_t errsize)
 {
     const CudaLib *lib;
     *version = 0;
-    int st = get_library(&lib, err, errsize);
+    int st = get_library(libcuda, &lib, err, errsize);
     if (st && !lib)
         return st;
     CUresult r = lib->cuDriverGetVersion(version); /* works without cuInit */
@@ -371,11 +370,11 @@ static int lookup_device(const CudaLib *lib, int ordinal, CUdevice *dev, char *e
     return 0;
 }
 
-int gpu_cuda_device_props(int ordinal, GpuCudaProps *props, char *err, size_t errsize)
+int gpu_cuda_device_props(const char *libcuda, int ordinal, GpuCudaProps *props, char *err, size_t errsize)
 {
     const CudaLib *lib;
     CUdevice dev;
-    int st = get_library(&lib, err, errsize);
+    int st = get_library(libcuda, &lib, err, errsize);
     if (!st)
         st = lookup_device(lib, ordinal, &dev, err, errsize);
     if (!st)
@@ -383,12 +382,12 @@ int gpu_cuda_device_props(int ordinal, GpuCudaProps *props, char *err, size_t er
     return st;
 }
 
-GpuCuda *gpu_cuda_open(int ordinal, int *status, char *err, size_t errsize)
+GpuCuda *gpu_cuda_open(const char *libcuda, int ordinal, int *status, char *err, size_t errsize)
 {
     const CudaLib *lib;
     CUdevice dev = 0;
     GpuCuda *c = NULL;
-    int st = get_library(&lib, err, errsize);
+    int st = get_library(libcuda, &lib, err, errsize);
     if (!st)
         st = lookup_device(lib, ordinal, &dev, err, errsize);
     if (!st) {

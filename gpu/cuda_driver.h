@@ -83,23 +83,27 @@ typedef struct GpuCuda GpuCuda;
 
 /* ---------------------------------------------------------- the driver */
 
+/* `libcuda` below names the driver library to use (config.libcuda,
+** GPY_LIBCUDA in the CLI); NULL: libcuda.so.1. Each library is loaded and
+** initialized once per process, whichever thread asks first. */
+
 /* Loads and initializes the driver (cuInit) if not done yet, and tells how
 ** many devices it sees. Fails with GPU_CUDA_ENOLIB ("libcuda.so.1 not found:
 ** ...") when there is no driver; *count = 0 (and status 0) when the driver
 ** works but has no device. */
-int gpu_cuda_device_count(int *count, char *err, size_t errsize);
+int gpu_cuda_device_count(const char *libcuda, int *count, char *err, size_t errsize);
 /* The driver's CUDA version (e.g. 12040 for 12.4). */
-int gpu_cuda_driver_version(int *version, char *err, size_t errsize);
+int gpu_cuda_driver_version(const char *libcuda, int *version, char *err, size_t errsize);
 /* Properties of device `ordinal` (no context needed). */
-int gpu_cuda_device_props(int ordinal, GpuCudaProps *props, char *err, size_t errsize);
+int gpu_cuda_device_props(const char *libcuda, int ordinal, GpuCudaProps *props, char *err, size_t errsize);
 /* The path the driver library is (or would be) loaded from. */
-const char *gpu_cuda_library_path(void);
+const char *gpu_cuda_library_path(const char *libcuda);
 
 /* Opens device `ordinal`: retains its primary context, makes it current on
 ** the calling thread, reads its properties. Returns NULL with the status in
 ** *status (may be NULL) and a message: "libcuda.so.1 not found: ...",
 ** "no CUDA device", "CUDA device 3 does not exist (2 devices)". */
-GpuCuda *gpu_cuda_open(int ordinal, int *status, char *err, size_t errsize);
+GpuCuda *gpu_cuda_open(const char *libcuda, int ordinal, int *status, char *err, size_t errsize);
 /* Releases the primary context (the driver destroys it, with everything in
 ** it, when no one else holds it) and frees the handle. NULL is fine. */
 void gpu_cuda_close(GpuCuda *c);
@@ -194,16 +198,18 @@ int gpu_cuda_module_unload(GpuCuda *c, CUmodule m, char *err, size_t errsize);
 int gpu_cuda_module_get_global(GpuCuda *c, CUmodule m, const char *name, CUdeviceptr *dptr, size_t *bytes,
                                char *err, size_t errsize);
 /* Finds the toolkit's device runtime (libcudadevrt.a) for
-** gpu_cuda_module_link_ptx: under $GPY_CUDA_HOME, $CUDA_HOME, the build's
-** GPY_CUDA_HOME and /usr/local/cuda (lib64/, then lib/), then
+** gpu_cuda_module_link_ptx: under cuda_home (config.cuda_home; may be NULL),
+** the build's GPY_CUDA_HOME and /usr/local/cuda (lib64/, then lib/), then
 ** /usr/lib/x86_64-linux-gnu. Writes the path; false when there is none. */
-bool gpu_cuda_find_devrt(char *path, size_t size);
+bool gpu_cuda_find_devrt(const char *cuda_home, char *path, size_t size);
 /* A kernel module: PTX that calls the CUDA device runtime (a kernel that
 ** launches kernels: extern __cudaCDP2* functions) is linked with
 ** libcudadevrt.a (gpu_cuda_module_link_ptx, found by gpu_cuda_find_devrt);
 ** any other PTX is loaded as is (gpu_cuda_module_load_ptx). GPU_CUDA_ENOLIB
-** when the device runtime is needed and no toolkit has it. */
-int gpu_cuda_module_load_kernels(GpuCuda *c, const char *ptx, CUmodule *out, char *err, size_t errsize);
+** when the device runtime is needed and no toolkit has it (cuda_home: see
+** gpu_cuda_find_devrt). */
+int gpu_cuda_module_load_kernels(GpuCuda *c, const char *ptx, const char *cuda_home, CUmodule *out, char *err,
+                                 size_t errsize);
 
 /* A kernel of a loaded module with the attributes launch checks need. */
 typedef struct GpuCudaFunction {

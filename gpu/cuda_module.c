@@ -301,14 +301,14 @@ int gpu_cuda_launch(GpuCuda *c, GpuCudaFunction *f, const GpuCudaLaunch *l, char
     return 0;
 }
 
-bool gpu_cuda_find_devrt(char *path, size_t size)
+bool gpu_cuda_find_devrt(const char *cuda_home, char *path, size_t size)
 {
 #ifdef GPY_CUDA_HOME
     const char *built = GPY_CUDA_HOME;
 #else
     const char *built = NULL;
 #endif
-    const char *homes[] = {getenv("GPY_CUDA_HOME"), getenv("CUDA_HOME"), built, "/usr/local/cuda"};
+    const char *homes[] = {cuda_home, built, "/usr/local/cuda"};
     for (size_t i = 0; i < sizeof homes / sizeof homes[0]; i++) {
         if (!homes[i] || !*homes[i])
             continue;
@@ -327,12 +327,13 @@ bool gpu_cuda_find_devrt(char *path, size_t size)
     return false;
 }
 
-int gpu_cuda_module_load_kernels(GpuCuda *c, const char *ptx, CUmodule *out, char *err, size_t errsize)
+int gpu_cuda_module_load_kernels(GpuCuda *c, const char *ptx, const char *cuda_home, CUmodule *out, char *err,
+                                 size_t errsize)
 {
     if (!ptx || !strstr(ptx, "__cudaCDP2"))
         return gpu_cuda_module_load_ptx(c, ptx, out, NULL, 0, err, errsize);
     char lib[1024];
-    if (!gpu_cuda_find_devrt(lib, sizeof lib)) {
+    if (!gpu_cuda_find_devrt(cuda_home, lib, sizeof lib)) {
         *out = NULL;
         return gpu_cuda_refuse(GPU_CUDA_ENOLIB, err, errsize,
                                "a kernel that launches kernels needs the CUDA device runtime (libcudadevrt.a), "

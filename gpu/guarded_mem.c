@@ -63,13 +63,17 @@ static GuardedBuf *live[2]; /* [0] big buffers, [1] slots */
 static GuardedBuf *free_slots[NCLASSES];
 static int slots_opened;
 
+/* The page size, looked up once; threads racing at the first call store the
+** same value (atomic, so the race is defined). */
 static size_t page_size(void) {
-    static size_t page;
-    if (!page) {
+    static _Atomic size_t page;
+    size_t n = atomic_load_explicit(&page, memory_order_relaxed);
+    if (!n) {
         long p = sysconf(_SC_PAGESIZE);
-        page = p > 0 ? (size_t)p : 4096;
+        n = p > 0 ? (size_t)p : 4096;
+        atomic_store_explicit(&page, n, memory_order_relaxed);
     }
-    return page;
+    return n;
 }
 
 /* Freed big mappings kept for a buffer of the same page count: host code
@@ -319,12 +323,8 @@ bool guarded_find(const void *addr, void **data, size_t *bytes) {
     return found;
 }
 
-static atomic_bool host_fenced;
-
-void guarded_host_enable(void) { atomic_store(&host_fenced, true); }
-
 void *guarded_host_alloc(size_t bytes, size_t align) {
-    if (bytes <= GUARDED_HOST_MIN || !atomic_load_explicit(&host_fenced, memory_order_relaxed)) return NULL;
+    if (bytes <= GUARDED_HOST_MIN) return NULL;
     GuardedBuf *b = alloc_buf(bytes, align, false, false); /* a mapping of its own: guarded_host_free finds it */
     if (b && !b->area) { /* no mapping to be had: let the caller's malloc report it */
         guarded_free(b);

@@ -45,15 +45,15 @@ bool guarded_is_fenced(const GuardedBuf *b);
 ** live buffer: for reporting a fault, not for fast paths. Thread-safe. */
 bool guarded_find(const void *addr, void **data, size_t *bytes);
 
-/* Once a program imports cuda or numba (guarded_host_enable), host arrays
-** (numpy buffers, stdlib/nd_core.c) of more than GUARDED_HOST_MIN bytes are
-** allocated here, so that a CPU-device kernel cannot index from them into
-** the heap; smaller ones are copied into fenced memory for each launch
-** (stdlib/cuda_array.c). Programs without kernels keep malloc's speed. */
+/* Once a VM imports cuda or numba, its host arrays (numpy buffers,
+** stdlib/nd_core.c) of more than GUARDED_HOST_MIN bytes are allocated here,
+** so that a CPU-device kernel cannot index from them into the heap; smaller
+** ones are copied into fenced memory for each launch (stdlib/cuda_array.c).
+** VMs without kernels keep malloc's speed (the choice is the caller's, per
+** VM: nothing here is switched on for the whole process). */
 #define GUARDED_HOST_MIN ((size_t)60 << 10)
-void guarded_host_enable(void);
-/* A fenced buffer of bytes for a host array, or NULL (not enabled, too
-** small, no mapping to be had: use malloc). */
+/* A fenced buffer of bytes for a host array, or NULL (too small, no mapping
+** to be had: use malloc). */
 void *guarded_host_alloc(size_t bytes, size_t align);
 /* Frees data if guarded_host_alloc gave it; false (nothing done) otherwise. */
 bool guarded_host_free(void *data);

@@ -838,8 +838,6 @@ void cpu_regions_free(CpuRegions *P) {
 
 CpuRegions *cpu_regions_plan(const JFunc *f) {
     if (!f->is_kernel || !f->uses_barrier) return NULL;
-    const char *env = getenv("GPY_CPU_REGIONS");
-    if (env && strcmp(env, "0") == 0) return NULL;
     CpuRegions *P = calloc(1, sizeof *P);
     if (!P) return NULL;
     P->f = f;

@@ -14,8 +14,8 @@ typedef struct CpuRegions CpuRegions;
 
 /* The region plan of kernel f, or NULL when f has no barrier or must keep
 ** the fiber path (a barrier under thread-dependent control flow, warp
-** collectives, print, a device function with a barrier, or
-** GPY_CPU_REGIONS=0). */
+** collectives, print, a device function with a barrier). jit.c does not
+** ask when config.cpu_regions is 0 (GPY_CPU_REGIONS=0). */
 CpuRegions *cpu_regions_plan(const JFunc *f);
 void cpu_regions_free(CpuRegions *p);
 

@@ -160,11 +160,11 @@ static LLVMOrcLLJITRef get_lljit(struct JitState *js, char *err, size_t errsize)
     return js->jit;
 }
 
-/* cc 0 → GPY_CUDA_ARCH ("sm_90", "90", "9.0") → 80; then the highest
-** supported CPU not above it. Returns 0 with err set when below sm_75. */
-static int choose_cc(int cc, char *err, size_t errsize) {
+/* cc 0 → arch (config.cuda_arch: "sm_90", "90", "9.0") → 80; then the
+** highest supported CPU not above it. Returns 0 with err set when below sm_75. */
+static int choose_cc(int cc, const char *arch, char *err, size_t errsize) {
     if (cc <= 0) {
-        const char *e = getenv("GPY_CUDA_ARCH");
+        const char *e = arch;
         cc = 80;
         if (e && *e) {
             const char *p = e;
@@ -431,7 +431,7 @@ static bool compile_cpu(VM *vm, struct JitState *js, JFunc *f, bool fastmath, Ji
     snprintf(L.err_symbol, sizeof L.err_symbol, "%s_%u", JIT_DEBUG_ERR_SYMBOL, js->serial + 1);
     /* barrier kernels run as loops over the block's threads when their
     ** barriers allow it (cpu_regions.c); debug kernels keep the fibers */
-    if (f->uses_barrier && !k->debug) L.regions = cpu_regions_plan(f);
+    if (f->uses_barrier && !k->debug && vm->config.cpu_regions != 0) L.regions = cpu_regions_plan(f);
     bool regions = L.regions != NULL;
     LLVMValueRef body = build(&L, f, false);
     char bname[200], tname[200], ename[64];
@@ -450,7 +450,7 @@ static bool compile_cpu(VM *vm, struct JitState *js, JFunc *f, bool fastmath, Ji
     bool fibers = f->uses_barrier && !regions;
     /* a fiber's stack holds its thread's local arrays (regions keep them
        in the heap); what is left of it must do for the frames and calls */
-    size_t fiber_stack = gpu_cpu_fiber_stack_request();
+    size_t fiber_stack = gpu_cpu_fiber_stack_request(vm->config.cpu_fiber_stack);
     if (fibers && L.local_chain_bytes > fiber_stack - FIBER_STACK_RESERVE) {
         L.f = L.local_big_f;
         const AstNode *at = L.local_big;
@@ -532,7 +532,7 @@ JitKernel *jit_compile_opts(VM *vm, Function *fn, int nargs, const JType *const 
     }
     int chosen = 0;
     if (targets & JIT_TARGET_PTX) {
-        chosen = choose_cc(cc, err, errsize);
+        chosen = choose_cc(cc, vm->config.cuda_arch, err, errsize);
         if (!chosen) return NULL;
     }
     JFunc *f = jit_infer(vm, fn, nargs, argtypes, true, err, errsize);
@@ -603,7 +603,7 @@ char *jit_compile_ptx_device(VM *vm, Function *fn, int nargs, const JType *const
         snprintf(err, errsize, "out of memory");
         return NULL;
     }
-    int chosen = choose_cc(cc, err, errsize);
+    int chosen = choose_cc(cc, vm->config.cuda_arch, err, errsize);
     if (!chosen) return NULL;
     JFunc *f = jit_infer(vm, fn, nargs, argtypes, false, err, errsize);
     if (!f) return NULL;
@@ -714,7 +714,7 @@ JitPrepared *jit_prepared_new(void) {
 ** publishes them. */
 static void warm_up_ptx(JitPrepared *p, _Atomic bool *stop) {
     char err[256];
-    int cc = choose_cc(0, err, sizeof err);
+    int cc = choose_cc(0, NULL, err, sizeof err); /* a VM asking for another arch makes its own */
     LLVMTargetMachineRef tm = cc ? ptx_tm_new(cc, err, sizeof err) : NULL;
     if (!tm) return;
     if (!*stop) warm_ptx(tm);

@@ -36,14 +36,14 @@ static char *read_file(const char *path, size_t *len) {
     return buf;
 }
 
-/* Looks for libdevice under $GPY_CUDA_HOME, $CUDA_HOME, the configured
-** toolkit and /usr/local/cuda. */
-static bool load_libdevice(struct JitState *js, char *err, size_t errsize) {
+/* Looks for libdevice under config.cuda_home (GPY_CUDA_HOME, CUDA_HOME), the
+** toolkit gpy was built with and /usr/local/cuda. */
+static bool load_libdevice(struct JitState *js, const char *cuda_home, char *err, size_t errsize) {
     if (js->libdevice) return true;
-    const char *roots[4] = {getenv("GPY_CUDA_HOME"), getenv("CUDA_HOME"), GPY_CUDA_HOME, "/usr/local/cuda"};
+    const char *roots[3] = {cuda_home, GPY_CUDA_HOME, "/usr/local/cuda"};
     char tried[600] = "";
     size_t off = 0;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 3; i++) {
         if (!roots[i] || !*roots[i]) continue;
         char path[512];
         snprintf(path, sizeof path, "%s/nvvm/libdevice/libdevice.10.bc", roots[i]);
@@ -60,7 +60,7 @@ static bool load_libdevice(struct JitState *js, char *err, size_t errsize) {
 
 bool jit_link_libdevice(VM *vm, LLVMModuleRef M, char *err, size_t errsize) {
     struct JitState *js = vm->jit;
-    if (!load_libdevice(js, err, errsize)) return false;
+    if (!load_libdevice(js, vm->config.cuda_home, err, errsize)) return false;
     LLVMContextRef C = LLVMGetModuleContext(M);
     LLVMMemoryBufferRef buf =
         LLVMCreateMemoryBufferWithMemoryRange(js->libdevice, js->libdevice_len, "libdevice", 0);

@@ -9,8 +9,9 @@
 #include "vm.h"
 
 /* Defaults, then every GPY_* variable that is set, then sys.argv and the
-** standard library. The strings point into the environment and argv (vm_new
-** copies them). */
-void env_config(VMConfig *config, int argc, char **argv);
+** standard library. The strings point into the environment, argv or a
+** static buffer (vm_new copies them). Returns false with the message in err
+** when a variable's text is invalid (GPY_DEVICE). */
+bool env_config(VMConfig *config, int argc, char **argv, char *err, size_t errsize);
 
 #endif

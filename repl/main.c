@@ -37,8 +37,23 @@ static void usage(FILE *out) {
           "  arg ...     arguments passed to the program in sys.argv[1:]\n"
           "With no file, gpy starts an interactive prompt (Ctrl-D exits).\n"
           "Environment:\n"
-          "  GPY_PATH         ':'-separated directories searched by import\n"
-          "  GPY_GC_STRESS=1  collect garbage at every safepoint (debugging)\n",
+          "  GPY_PATH             ':'-separated directories searched by import\n"
+          "  GPY_DEVICE=cpu|cuda  the device that runs kernels (default: a CUDA GPU if any,\n"
+          "                       else the CPU device)\n"
+          "  GPY_CPU_THREADS=N    CPU-device worker threads (default: one per core)\n"
+          "  GPY_CPU_FIBER_STACK=BYTES\n"
+          "                       stack of each CPU-device fiber (default 65536; at least 16384)\n"
+          "  GPY_CPU_REGIONS=0    run every barrier kernel on fibers on the CPU device (debugging)\n"
+          "  GPY_CACHE_DIR        kernel cache for @cuda.jit(cache=True) (default $XDG_CACHE_HOME/gpy\n"
+          "                       or ~/.cache/gpy)\n"
+          "  GPY_CACHE_STATS=1    print the kernel cache's hits, misses and writes at exit\n"
+          "  GPY_CUDA_HOME        CUDA toolkit for libdevice and libcudadevrt (else CUDA_HOME,\n"
+          "                       else the one gpy was built with, else /usr/local/cuda)\n"
+          "  GPY_CUDA_ARCH=sm_XY  the GPU architecture PTX is compiled for when no GPU decides it\n"
+          "  GPY_LIBCUDA          the CUDA driver library to open (default libcuda.so.1)\n"
+          "  GPY_DUMP_PTX=DIR     write the PTX of every compiled kernel into DIR\n"
+          "  GPY_JIT_MODULE       the kernel compiler module (default: gpy_jit.so where gpy installed it)\n"
+          "  GPY_GC_STRESS=1      collect garbage at every safepoint (debugging)\n",
           out);
 }
 
@@ -101,7 +116,11 @@ static void dump_body(VM *vm, void *ud) {
 static int dump_file(const char *path, bool dis) {
     char *args[] = {(char *)path};
     VMConfig config;
-    env_config(&config, 1, args);
+    char err[256];
+    if (!env_config(&config, 1, args, err, sizeof err)) {
+        fprintf(stderr, "gpy: %s\n", err);
+        return 2;
+    }
     VM *vm = vm_new(&config);
     if (!vm) return 1;
     DumpCtx c = {.path = path, .dis = dis};
@@ -383,8 +402,14 @@ int main(int argc, char **argv) {
         const char *a = argv[i];
         if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0) {
             printf("gpy %s\n", GPY_VERSION);
-            char devbuf[512];
-            printf("built with %s; device: %s\n", GPY_COMPILER, cuda_device_description(devbuf, sizeof devbuf));
+            char devbuf[512], err[256];
+            VMConfig config;
+            if (!env_config(&config, 0, NULL, err, sizeof err)) {
+                fprintf(stderr, "gpy: %s\n", err);
+                return 2;
+            }
+            printf("built with %s; device: %s\n", GPY_COMPILER,
+                   cuda_device_description(config.device, config.libcuda, devbuf, sizeof devbuf));
             return 0;
         }
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -445,7 +470,12 @@ int main(int argc, char **argv) {
 
     signals_install();
     VMConfig config;
-    env_config(&config, nrest + 1, pargv);
+    char err[256];
+    if (!env_config(&config, nrest + 1, pargv, err, sizeof err)) {
+        fprintf(stderr, "gpy: %s\n", err);
+        free(pargv);
+        return 2;
+    }
     VM *vm = vm_new(&config);
     if (!vm) {
         fprintf(stderr, "gpy: failed to initialize the VM\n");

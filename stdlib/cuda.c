@@ -93,26 +93,26 @@ static Value namespace_new(VM *vm, const char *name, const char *const *fns, con
 
 /* ---------------------------------------------------------- device choice */
 
-/* Decides which device runs kernels: GPY_DEVICE=cpu|cuda forces one; by
-** default the GPU when the driver loads and reports a device. Only the
-** first call looks (so CPU-only programs never dlopen the driver). */
+/* Decides which device runs kernels: config.device (GPY_DEVICE=cpu|cuda)
+** forces one; by default the GPU when the driver loads and reports a device.
+** Only the first call looks (so CPU-only programs never dlopen the driver). */
 CudaDevKind cuda_device_kind(VM *vm) {
     CudaState *st = cuda_state(vm);
     if (st->kind != CUDA_DEV_UNDECIDED) return st->kind;
-    const char *env = getenv("GPY_DEVICE");
-    bool force = false;
-    if (env && *env) {
-        if (strcmp(env, "cpu") == 0) return st->kind = CUDA_DEV_CPU;
-        if (strcmp(env, "cuda") != 0 && strcmp(env, "gpu") != 0)
-            vm_raise_kind(vm, ValueError, "GPY_DEVICE must be 'cpu' or 'cuda', not '%s'", env);
-        force = true;
-    }
+    int device = vm->config.device;
+    if (device == GPY_DEVICE_CPU) return st->kind = CUDA_DEV_CPU;
+    if (device != GPY_DEVICE_AUTO && device != GPY_DEVICE_CUDA)
+        vm_raise_kind(vm, ValueError, "config.device must be GPY_DEVICE_AUTO, GPY_DEVICE_CPU or GPY_DEVICE_CUDA, not %d",
+                      device);
+    bool force = device == GPY_DEVICE_CUDA;
+    const char *libcuda = vm->config.libcuda;
     char err[GPU_CUDA_ERRSIZE];
     err[0] = '\0';
-    int n = 0, status = gpu_cuda_device_count(&n, err, sizeof err);
-    if (status == 0 && n == 0) snprintf(err, sizeof err, "the CUDA driver (%s) reports no device", gpu_cuda_library_path());
+    int n = 0, status = gpu_cuda_device_count(libcuda, &n, err, sizeof err);
+    if (status == 0 && n == 0)
+        snprintf(err, sizeof err, "the CUDA driver (%s) reports no device", gpu_cuda_library_path(libcuda));
     if (status == 0 && n > 0) {
-        st->gpu = gpu_cuda_open(0, &status, err, sizeof err);
+        st->gpu = gpu_cuda_open(libcuda, 0, &status, err, sizeof err);
         if (st->gpu) {
             st->gen++;
             return st->kind = CUDA_DEV_GPU;
@@ -141,25 +141,25 @@ _Noreturn void cuda_raise_status(VM *vm, int status, const char *msg) {
 static CpuDevice *cpu_device(VM *vm) {
     CudaState *st = cuda_state(vm);
     if (!st->device) {
-        st->device = gpu_cpu_new(0);
+        st->device = gpu_cpu_new(vm->config.cpu_threads, vm->config.cpu_fiber_stack);
         if (!st->device) vm_raise_kind(vm, RuntimeError, "cannot create the CPU device");
     }
     return st->device;
 }
 
-const char *cuda_device_description(char *buf, size_t size) {
-    const char *env = getenv("GPY_DEVICE");
-    if (env && strcmp(env, "cpu") == 0) {
+const char *cuda_device_description(int device, const char *libcuda, char *buf, size_t size) {
+    if (device == GPY_DEVICE_CPU) {
         snprintf(buf, size, "gpy CPU device (GPY_DEVICE=cpu)");
         return buf;
     }
     char err[GPU_CUDA_ERRSIZE];
     GpuCudaProps p;
     int n = 0;
-    if (gpu_cuda_device_count(&n, err, sizeof err) == 0 && n > 0 && gpu_cuda_device_props(0, &p, err, sizeof err) == 0)
+    if (gpu_cuda_device_count(libcuda, &n, err, sizeof err) == 0 && n > 0 &&
+        gpu_cuda_device_props(libcuda, 0, &p, err, sizeof err) == 0)
         snprintf(buf, size, "CUDA device 0: %.200s (compute capability %d.%d, %d SMs)", p.name, p.cc_major, p.cc_minor,
                  p.sm_count);
-    else if (env && strcmp(env, "cuda") == 0)
+    else if (device == GPY_DEVICE_CUDA)
         snprintf(buf, size, "none: GPY_DEVICE=cuda but %.300s", n == 0 && !strstr(err, "not found") ? "no CUDA device" : err);
     else
         snprintf(buf, size, "gpy CPU device (no CUDA device found)");
@@ -181,7 +181,7 @@ static Value device_new(VM *vm, int id) {
     d->id = id;
     if (cuda_gpu(vm)) {
         char err[GPU_CUDA_ERRSIZE];
-        int status = gpu_cuda_device_props(id, &d->props, err, sizeof err);
+        int status = gpu_cuda_device_props(vm->config.libcuda, id, &d->props, err, sizeof err);
         if (status) cuda_raise_status(vm, status, err);
         return OBJ_VAL(d);
     }
@@ -255,7 +255,7 @@ static int device_count(VM *vm) {
     if (!cuda_gpu(vm)) return 1;
     int n = 0;
     char err[GPU_CUDA_ERRSIZE];
-    int status = gpu_cuda_device_count(&n, err, sizeof err);
+    int status = gpu_cuda_device_count(vm->config.libcuda, &n, err, sizeof err);
     if (status) cuda_raise_status(vm, status, err);
     return n;
 }
@@ -286,7 +286,7 @@ static Value f_select_device(VM *vm, int argc, Value *argv, Dict *kwargs) {
     if (st->gpu && gpu_cuda_props(st->gpu)->ordinal != id) {
         char err[GPU_CUDA_ERRSIZE];
         int status = 0;
-        GpuCuda *c = gpu_cuda_open((int)id, &status, err, sizeof err);
+        GpuCuda *c = gpu_cuda_open(vm->config.libcuda, (int)id, &status, err, sizeof err);
         if (!c) cuda_raise_status(vm, status, err);
         cuda_dispatch_free_all(vm, st);
         gpu_cuda_close(st->gpu);
@@ -351,7 +351,7 @@ static Value f_detect(VM *vm, int argc, Value *argv, Dict *kwargs) {
         for (int i = 0; i < n; i++) {
             GpuCudaProps p;
             char err[GPU_CUDA_ERRSIZE];
-            if (gpu_cuda_device_props(i, &p, err, sizeof err) != 0) continue;
+            if (gpu_cuda_device_props(vm->config.libcuda, i, &p, err, sizeof err) != 0) continue;
             sb_printf(&sb, "id %d    b'%s'    [SUPPORTED]\n", i, p.name);
             sb_printf(&sb, "                      Compute Capability: %d.%d\n", p.cc_major, p.cc_minor);
             sb_printf(&sb, "                              PCI Bus ID: 0x%x\n", (unsigned)p.pci_bus);
@@ -359,7 +359,7 @@ static Value f_detect(VM *vm, int argc, Value *argv, Dict *kwargs) {
         }
         sb_printf(&sb, "Summary:\n\t%d/%d devices are supported\n", n, n);
         sb_printf(&sb, "gpy runs kernels on CUDA device %d (driver %s)\n", gpu_cuda_props(c)->ordinal,
-                  gpu_cuda_library_path());
+                  gpu_cuda_library_path(vm->config.libcuda));
     } else {
         int workers = gpu_cpu_workers(cpu_device(vm));
         sb_printf(&sb,
@@ -749,7 +749,7 @@ CudaState *cuda_state(VM *vm) {
     vm->cuda = st;
     cuda_hook_order(vm);
     build_cuda(vm, st);
-    cuda_jit_preload(st); /* LLVM loads while the program goes on to its first compile */
+    cuda_jit_preload(vm, st); /* LLVM loads while the program goes on to its first compile */
     return st;
 }
 

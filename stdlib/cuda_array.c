@@ -875,7 +875,6 @@ static Value m_ravel(VM *vm, int argc, Value *argv, Dict *kwargs) {
 }
 
 void cuda_array_init(VM *vm, CudaState *st) {
-    guarded_host_enable(); /* big host arrays get guard pages from now on (nd_core.c) */
     Type *t = type_new_builtin(vm, "DeviceNDArray", vm->t_object, 0);
     t->repr = dev_repr;
     t->getattr = dev_getattr;

@@ -43,15 +43,11 @@ static uint64_t fnv_str(uint64_t h, const char *s) {
     return jit_fnv1a(h, "\0", 1); /* separator: ("ab","c") ≠ ("a","bc") */
 }
 
-/* The cache directory into buf (created with its parents); false when there
-** is none usable. */
-static bool cache_dir(char *buf, size_t size) {
-    const char *d = getenv("GPY_CACHE_DIR");
-    int n;
-    if (d && *d) n = snprintf(buf, size, "%s", d);
-    else if ((d = getenv("XDG_CACHE_HOME")) && *d) n = snprintf(buf, size, "%s/gpy", d);
-    else if ((d = getenv("HOME")) && *d) n = snprintf(buf, size, "%s/.cache/gpy", d);
-    else return false;
+/* The configured cache directory (config.cache_dir) into buf, created with
+** its parents; false when there is none or it is unusable. */
+static bool cache_dir(const char *configured, char *buf, size_t size) {
+    if (!configured || !*configured) return false;
+    int n = snprintf(buf, size, "%s", configured);
     if (n <= 0 || (size_t)n >= size - 64) return false;
     /* mkdir -p */
     for (char *p = buf + 1; *p; p++) {
@@ -69,7 +65,7 @@ static bool cache_dir(char *buf, size_t size) {
 }
 
 /* The key of f's specialization for target; false when it must not be cached. */
-static bool cache_key(const JFunc *f, Function *fn, int target, int cc, const JitOptions *o, uint64_t *key) {
+static bool cache_key(VM *vm, const JFunc *f, Function *fn, int target, int cc, const JitOptions *o, uint64_t *key) {
     uint64_t h = JIT_FNV_OFFSET;
     h = fnv_str(h, "gpy-kernel-cache");
     h = fnv_str(h, GPY_VERSION);
@@ -79,7 +75,7 @@ static bool cache_key(const JFunc *f, Function *fn, int target, int cc, const Ji
     snprintf(num, sizeof num, "llvm %u.%u.%u target %d cc %d fm %d narrow %d", maj, min, patch, target, cc,
              o->fastmath ? 1 : 0, o->narrow_index ? 1 : 0);
     h = fnv_str(h, num);
-    h = fnv_str(h, target == JIT_TARGET_PTX ? getenv("GPY_CUDA_ARCH") : NULL);
+    h = fnv_str(h, target == JIT_TARGET_PTX ? vm->config.cuda_arch : NULL);
     /* how jit_llvm_init sets up NVPTX code generation: PTX cached before
     ** 32-bit shared/const/local pointers is a miss, not reused */
     h = fnv_str(h, target == JIT_TARGET_PTX ? "nvptx-short-ptr" : NULL);
@@ -162,11 +158,11 @@ JitKernel *cuda_cache_load(VM *vm, Function *fn, int nargs, const JType *const *
     char dir[2048], path[4096], err[512];
     st->cache_misses++; /* undone on a hit */
     if (target != JIT_TARGET_CPU && target != JIT_TARGET_PTX) return NULL;
-    if (!cache_dir(dir, sizeof dir)) return NULL;
+    if (!cache_dir(vm->config.cache_dir, dir, sizeof dir)) return NULL;
     JFunc *f = jit_infer(vm, fn, nargs, tys, true, err, sizeof err);
     if (!f) return NULL; /* the compile that follows reports the error */
     uint64_t key;
-    if (!cache_key(f, fn, target, cc, o, &key)) {
+    if (!cache_key(vm, f, fn, target, cc, o, &key)) {
         jf_free(f);
         return NULL;
     }
@@ -267,7 +263,7 @@ void cuda_cache_store(VM *vm, Function *fn, const JitKernel *k, int target, int 
         if (sizes[i] != k->params[i].size) return;
     char dir[2048], path[4096], tmp[4096 + 16];
     uint64_t key;
-    if (!cache_key(k->func, fn, target, cc, o, &key) || !cache_dir(dir, sizeof dir)) return;
+    if (!cache_key(vm, k->func, fn, target, cc, o, &key) || !cache_dir(vm->config.cache_dir, dir, sizeof dir)) return;
     cache_path(path, sizeof path, dir, fn, target, key);
     JitCpuObject obj;
     char err[512];
@@ -310,9 +306,7 @@ void cuda_cache_store(VM *vm, Function *fn, const JitKernel *k, int target, int 
 }
 
 void cuda_cache_report(VM *vm, CudaState *st) {
-    (void)vm;
-    const char *e = getenv("GPY_CACHE_STATS");
-    if (!e || !*e || !strcmp(e, "0")) return;
+    if (!vm->config.cache_stats) return;
     if (st->cache_hits + st->cache_misses + st->cache_writes == 0) return;
     fprintf(stderr, "gpy cache: %u hits, %u misses, %u writes\n", st->cache_hits, st->cache_misses, st->cache_writes);
     st->cache_hits = st->cache_misses = st->cache_writes = 0; /* reported once */

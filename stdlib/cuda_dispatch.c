@@ -432,7 +432,7 @@ static Spec *compile_spec(VM *vm, Dispatcher *d, int nargs, const JType *const *
     }
     const JType **types = gc_malloc(vm, (size_t)(nargs ? nargs : 1) * sizeof(JType *));
     for (int i = 0; i < nargs; i++) types[i] = tys[i];
-    const char *dump = getenv("GPY_DUMP_PTX");
+    const char *dump = vm->config.dump_ptx;
     GpuCuda *gpu = cuda_gpu(vm);
     int targets = gpu ? JIT_TARGET_PTX : JIT_TARGET_CPU | (dump && *dump ? JIT_TARGET_PTX : 0);
     int cc = 0;
@@ -785,7 +785,8 @@ static void load_spec(VM *vm, Dispatcher *d, Spec *s) {
     if (s->loaded && s->gen == st->gen) return;
     s->loaded = false;
     char err[GPU_CUDA_ERRSIZE];
-    int status = gpu_cuda_module_load_kernels(st->gpu, s->k->ptx ? s->k->ptx : "", &s->mod, err, sizeof err);
+    int status = gpu_cuda_module_load_kernels(st->gpu, s->k->ptx ? s->k->ptx : "", vm->config.cuda_home, &s->mod, err,
+                                              sizeof err);
     if (status) cuda_raise_status(vm, status, err);
     status = gpu_cuda_get_function(st->gpu, s->mod, s->k->entry, &s->fn, err, sizeof err);
     if (status) {
@@ -938,7 +939,7 @@ static Value launch_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs
         vm_raise_kind(vm, SystemError, "kernel '%s': %d parameters marshalled, the compiled kernel takes %d",
                       disp_name(d), m.n, k->nparams);
     if (!st->device) {
-        st->device = gpu_cpu_new(0);
+        st->device = gpu_cpu_new(vm->config.cpu_threads, vm->config.cpu_fiber_stack);
         if (!st->device) vm_raise_kind(vm, RuntimeError, "cannot create the CPU device");
         cuda_hook_order(vm);
     }

@@ -42,7 +42,7 @@ const JitApi *gpy_jit_api(void) __attribute__((visibility("default")));
 /* cuda_jit_loader.c: starts loading the compiler for this VM on a
 ** background thread (at the import of cuda or numba); the join happens at
 ** vm_free (cuda_jit_preload_join, from the cuda free hook) at the latest. */
-void cuda_jit_preload(CudaState *st);
+void cuda_jit_preload(VM *vm, CudaState *st);
 void cuda_jit_preload_join(CudaState *st);
 
 #endif

@@ -24,7 +24,6 @@
 
 #include <dlfcn.h>
 #include <limits.h>
-#include <malloc.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -91,27 +90,21 @@ static void *loader_main(void *arg) {
 }
 
 /* The targets the program will likely compile for, without deciding the
-** device (that may initialize the CUDA driver): GPY_DEVICE, else whether an
-** NVIDIA driver is installed. Only the order of the warm-up depends on it. */
-static int likely_targets(void) {
-    const char *env = getenv("GPY_DEVICE");
-    if (env && (!strcmp(env, "cuda") || !strcmp(env, "gpu"))) return JIT_TARGET_PTX;
-    if ((!env || !*env) && access("/dev/nvidiactl", F_OK) == 0) return JIT_TARGET_PTX;
+** device (that may initialize the CUDA driver): config.device, else whether
+** an NVIDIA driver is installed. Only the order of the warm-up depends on it. */
+static int likely_targets(int device) {
+    if (device == GPY_DEVICE_CUDA) return JIT_TARGET_PTX;
+    if (device == GPY_DEVICE_AUTO && access("/dev/nvidiactl", F_OK) == 0) return JIT_TARGET_PTX;
     return JIT_TARGET_CPU | JIT_TARGET_PTX;
 }
 
-void cuda_jit_preload(CudaState *st) {
+void cuda_jit_preload(VM *vm, CudaState *st) {
     if (st->jit_loader) return;
     struct CudaJitLoader *l = calloc(1, sizeof *l);
     if (!l) return; /* the first compile loads it */
-    /* One malloc arena for the process (gpy's other threads, the CPU
-    ** device's workers, allocate only when a launch grows their buffers): the
-    ** warm-up's allocations then leave heap pages faulted in where the VM's
-    ** first compile allocates, about 0.3 ms of that compile otherwise. */
-    mallopt(M_ARENA_MAX, 1);
     atomic_init(&l->stop, false);
     atomic_init(&l->prepared, NULL);
-    l->targets = likely_targets();
+    l->targets = likely_targets(vm->config.device);
     if (pthread_create(&l->thread, NULL, loader_main, l) != 0) {
         free(l);
         return;
@@ -196,7 +189,10 @@ void cuda_cache_report(VM *vm, CudaState *st) {
 
 #else /* GPY_LLVM_STATIC: the compiler is part of gpy */
 
-void cuda_jit_preload(CudaState *st) { (void)st; }
+void cuda_jit_preload(VM *vm, CudaState *st) {
+    (void)vm;
+    (void)st;
+}
 void cuda_jit_preload_join(CudaState *st) { (void)st; }
 
 #endif

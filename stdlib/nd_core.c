@@ -439,7 +439,8 @@ static _Noreturn void too_big(VM *vm, size_t bytes, int ndim, const int64_t *sha
 ** kernel indexing past a host array then faults instead of writing into
 ** the heap. */
 static void *buf_alloc(VM *vm, size_t bytes, size_t align) {
-    void *p = guarded_host_alloc(bytes, align);
+    /* fenced once this VM has the cuda module (its CPU device may run kernels) */
+    void *p = vm->cuda ? guarded_host_alloc(bytes, align) : NULL;
     if (!p) return gc_malloc(vm, bytes);
     gc_account_external(vm, (ptrdiff_t)bytes);
     return p;

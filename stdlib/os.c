@@ -585,19 +585,18 @@ static Value p_expanduser(VM *vm, int argc, Value *argv, Dict *kwargs) {
     size_t i = 1;
     while (p[i] && p[i] != '/') i++;
     const char *home = NULL;
+    /* the _r lookups: another VM's thread may be looking up a user too */
+    struct passwd pwbuf, *pw = NULL;
+    char pwtext[4096];
     if (i == 1) {
         home = getenv("HOME");
-        if (!home) {
-            struct passwd *pw = getpwuid(getuid());
-            if (pw) home = pw->pw_dir;
-        }
+        if (!home && getpwuid_r(getuid(), &pwbuf, pwtext, sizeof pwtext, &pw) == 0 && pw) home = pw->pw_dir;
     } else {
         char name[256];
         size_t n = i - 1 < sizeof name - 1 ? i - 1 : sizeof name - 1;
         memcpy(name, p + 1, n);
         name[n] = 0;
-        struct passwd *pw = getpwnam(name);
-        if (pw) home = pw->pw_dir;
+        if (getpwnam_r(name, &pwbuf, pwtext, sizeof pwtext, &pw) == 0 && pw) home = pw->pw_dir;
     }
     if (!home) return argv[0];
     size_t hl = strlen(home);

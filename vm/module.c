@@ -244,11 +244,11 @@ static bool importer_dir(VM *vm, char *out, size_t size) {
     return true;
 }
 
-/* Searches the importer's directory, GPY_PATH, then sys.path. */
+/* Searches the importer's directory, the configured module path, then sys.path. */
 static bool find_top_level(VM *vm, const char *leaf, char *path, char *pkgdir, bool *is_pkg) {
     char dir[PATH_MAX];
     if (importer_dir(vm, dir, sizeof dir) && find_in_dir(dir, leaf, path, pkgdir, is_pkg)) return true;
-    const char *gp = getenv("GPY_PATH");
+    const char *gp = vm->config.module_path;
     while (gp && *gp) {
         const char *colon = strchr(gp, ':');
         size_t n = colon ? (size_t)(colon - gp) : strlen(gp);

@@ -589,8 +589,9 @@ Module *stdlib_os(VM *vm);        /* stdlib/os.c */
 Module *stdlib_random(VM *vm);    /* stdlib/random.c */
 /* stdlib/cuda.c: registers cuda, numba, numba.cuda, numba.core(.errors) */
 void cuda_register_modules(VM *vm);
-/* stdlib/cuda.c: which device would run kernels, for gpy --version (no VM needed) */
-const char *cuda_device_description(char *buf, size_t size);
+/* stdlib/cuda.c: which device would run kernels with config.device and
+** config.libcuda, for gpy --version (no VM needed) */
+const char *cuda_device_description(int device, const char *libcuda, char *buf, size_t size);
 void file_init(VM *vm);           /* stdlib/file.c: file objects, open() */
 Value file_open(VM *vm, Str *path, Str *mode);
 Value file_from_stream(VM *vm, FILE *f, const char *name, const char *mode, bool owned);

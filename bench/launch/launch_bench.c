@@ -37,6 +37,9 @@ static const char ptx[] =
     "\tret;\n"
     "}\n";
 
+/* the driver library gpy's CLI would open (GPY_LIBCUDA; NULL: libcuda.so.1) */
+static const char *libcuda;
+
 static double now_ns(void)
 {
     struct timespec ts;
@@ -60,7 +63,8 @@ int main(void)
 {
     char err[GPU_CUDA_ERRSIZE];
     int status;
-    GpuCuda *c = gpu_cuda_open(0, &status, err, sizeof err);
+    libcuda = getenv("GPY_LIBCUDA");
+    GpuCuda *c = gpu_cuda_open(libcuda, 0, &status, err, sizeof err);
     if (!c)
         die("open", err);
     CUmodule mod;
@@ -87,7 +91,7 @@ int main(void)
     void **params = block->ptrs;
     GpuCudaLaunch l = {{(uint32_t)(n / 256), 1, 1}, {256, 1, 1}, 0, NULL, params};
 
-    void *dl = dlopen(gpu_cuda_library_path(), RTLD_NOW | RTLD_NOLOAD);
+    void *dl = dlopen(gpu_cuda_library_path(libcuda), RTLD_NOW | RTLD_NOLOAD);
     PFN_cuLaunchKernel raw = dl ? (PFN_cuLaunchKernel)dlsym(dl, "cuLaunchKernel") : NULL;
     if (!raw)
         die("dlsym", "cuLaunchKernel");
@@ -114,7 +118,7 @@ int main(void)
     qsort(total, RUNS, sizeof total[0], cmp_double);
     qsort(driver, RUNS, sizeof driver[0], cmp_double);
     double t = total[RUNS / 2], d = driver[RUNS / 2];
-    printf("driver: %s\n", gpu_cuda_library_path());
+    printf("driver: %s\n", gpu_cuda_library_path(libcuda));
     printf("gpu_cuda_launch, 3 array arguments (9 params): %.0f ns per launch (median of %d x %d)\n", t, RUNS,
            LAUNCHES);
     printf("cuLaunchKernel called directly:                %.0f ns per launch\n", d);

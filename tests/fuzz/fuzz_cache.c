@@ -94,7 +94,8 @@ static void setup(VM *vm) {
     char *dir = cache_dir;
     if (!mkdtemp(dir)) abort();
     atexit(remove_entries);
-    setenv("GPY_CACHE_DIR", dir, 1);
+    free(vm->config.cache_dir); /* the VM owns its config's strings */
+    vm->config.cache_dir = strdup(dir);
     if (!fuzz_pcall(vm, make_entries, NULL)) abort();
     find_entries(dir);
 }

@@ -468,33 +468,29 @@ static void check_device(CpuDevice *d) {
 }
 
 int main(void) {
-    static const char *const workers[] = {"1", "2", "4"};
+    static const int workers[] = {1, 2, 4};
     for (size_t i = 0; i < 3; i++) {
-        setenv("GPY_CPU_THREADS", workers[i], 1);
-        CpuDevice *d = gpu_cpu_new(0);
+        CpuDevice *d = gpu_cpu_new(workers[i], 0);
         CHECK(d != NULL, "gpu_cpu_new");
         if (!d) continue;
-        CHECK(gpu_cpu_workers(d) == atoi(workers[i]), "GPY_CPU_THREADS=%s gave %d workers", workers[i],
-              gpu_cpu_workers(d));
+        CHECK(gpu_cpu_workers(d) == workers[i], "gpu_cpu_new(%d) gave %d workers", workers[i], gpu_cpu_workers(d));
         check_device(d);
         if (i == 2) check_faults(d); /* the launcher and three helpers */
         gpu_cpu_free(d);
     }
     /* the default: one worker per core; a device that never launched frees cleanly */
-    unsetenv("GPY_CPU_THREADS");
-    CpuDevice *d = gpu_cpu_new(0);
+    CpuDevice *d = gpu_cpu_new(0, 0);
     CHECK(d && gpu_cpu_workers(d) >= 1, "default worker count");
     if (d) {
         check_coverage(d, 2000, 1, 1, 64, 1, 1, false, 16);
         check_coverage(d, 2000, 1, 1, 64, 1, 1, true, 64);
     }
     gpu_cpu_free(d);
-    gpu_cpu_free(gpu_cpu_new(3));
+    gpu_cpu_free(gpu_cpu_new(3, 0));
 
     /* fiber stacks that cannot be mapped (1 TiB each x 1024 threads): an error, not a crash */
-    setenv("GPY_CPU_FIBER_STACK", "1099511627776", 1);
-    d = gpu_cpu_new(1);
-    CHECK(d != NULL, "gpu_cpu_new(1) with GPY_CPU_FIBER_STACK=1 TiB (stacks are made at launch)");
+    d = gpu_cpu_new(1, (size_t)1 << 40);
+    CHECK(d != NULL, "gpu_cpu_new(1) with 1 TiB fiber stacks (stacks are made at launch)");
     if (d) {
         int32_t in[1024] = {0}, out[1024];
         Args a = {.in = in, .out = out};
@@ -507,7 +503,6 @@ int main(void) {
               "stack allocation failure: got [%s]", err);
         gpu_cpu_free(d);
     }
-    unsetenv("GPY_CPU_FIBER_STACK");
 
     if (failed) {
         printf("cpu_device_test: %d of %d checks FAILED\n", failed, passed + failed);

@@ -27,6 +27,8 @@ static int passed, failed;
 static bool real;
 static int expected_violations;
 static char err[GPU_CUDA_ERRSIZE];
+/* what gpy's CLI passes the driver layer: GPY_LIBCUDA, GPY_CUDA_HOME/CUDA_HOME */
+static const char *libcuda, *cuda_home;
 
 /* the fake's test functions (NULL on a real driver) */
 static fake_cuda_launch_count_fn launch_count;
@@ -102,7 +104,7 @@ static char *replaced(const char *ptx, const char *from, const char *to)
 
 static void load_fake_functions(void)
 {
-    void *dl = dlopen(gpu_cuda_library_path(), RTLD_NOW | RTLD_NOLOAD);
+    void *dl = dlopen(gpu_cuda_library_path(libcuda), RTLD_NOW | RTLD_NOLOAD);
     if (!dl)
         return;
     launch_count = (fake_cuda_launch_count_fn)dlsym(dl, "fake_cuda_launch_count");
@@ -118,19 +120,14 @@ static void load_fake_functions(void)
 
 static void test_missing_library(void)
 {
-    char *saved = getenv("GPY_LIBCUDA") ? strdup(getenv("GPY_LIBCUDA")) : NULL;
-    setenv("GPY_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
+    const char *missing = "/nonexistent/libcuda.so.1";
     int status = 0;
-    GpuCuda *c = gpu_cuda_open(0, &status, err, sizeof err);
+    GpuCuda *c = gpu_cuda_open(missing, 0, &status, err, sizeof err);
     CHECK(c == NULL && status == GPU_CUDA_ENOLIB, "open without a driver: status %d", status);
     CHECK(contains(err, "/nonexistent/libcuda.so.1 not found: "), "missing library message: %s", err);
     int count = -1;
-    CHECK(gpu_cuda_device_count(&count, err, sizeof err) == GPU_CUDA_ENOLIB && count == 0, "count without a driver");
-    if (saved)
-        setenv("GPY_LIBCUDA", saved, 1);
-    else
-        unsetenv("GPY_LIBCUDA");
-    free(saved);
+    CHECK(gpu_cuda_device_count(missing, &count, err, sizeof err) == GPU_CUDA_ENOLIB && count == 0,
+          "count without a driver");
 }
 
 static void test_errors(void)
@@ -158,12 +155,12 @@ static void test_errors(void)
 static void test_devices(void)
 {
     int count = 0, version = 0;
-    OK(gpu_cuda_device_count(&count, err, sizeof err));
+    OK(gpu_cuda_device_count(libcuda, &count, err, sizeof err));
     CHECK(count >= 1, "device count %d", count);
-    OK(gpu_cuda_driver_version(&version, err, sizeof err));
+    OK(gpu_cuda_driver_version(libcuda, &version, err, sizeof err));
     CHECK(version >= 11000, "driver version %d", version);
     GpuCudaProps p;
-    OK(gpu_cuda_device_props(0, &p, err, sizeof err));
+    OK(gpu_cuda_device_props(libcuda, 0, &p, err, sizeof err));
     CHECK(p.warp_size == 32 && p.max_threads_per_block >= 512 && p.cc_major >= 3 && p.sm_count >= 1 &&
               p.total_memory > 0 && p.max_shared_per_block >= 16384 &&
               p.max_shared_per_block_optin >= p.max_shared_per_block && p.max_block_dim[0] >= 512 &&
@@ -179,13 +176,13 @@ static void test_devices(void)
         CHECK(version == 13000, "fake driver version %d", version);
     }
     int status = 0;
-    GpuCuda *none = gpu_cuda_open(count + 2, &status, err, sizeof err);
+    GpuCuda *none = gpu_cuda_open(libcuda, count + 2, &status, err, sizeof err);
     CHECK(!none && status == CUDA_ERROR_INVALID_DEVICE && contains(err, "does not exist"), "open(%d): %s",
           count + 2, err);
     if (!real) {
         setenv("FAKE_CUDA_DEVICES", "0", 1);
-        CHECK(gpu_cuda_device_count(&count, err, sizeof err) == 0 && count == 0, "no devices: count %d", count);
-        none = gpu_cuda_open(0, &status, err, sizeof err);
+        CHECK(gpu_cuda_device_count(libcuda, &count, err, sizeof err) == 0 && count == 0, "no devices: count %d", count);
+        none = gpu_cuda_open(libcuda, 0, &status, err, sizeof err);
         CHECK(!none && status == CUDA_ERROR_NO_DEVICE && strcmp(err, "no CUDA device") == 0, "no device: %s", err);
         unsetenv("FAKE_CUDA_DEVICES");
     }
@@ -453,7 +450,7 @@ static void test_modules(GpuCuda *c, const char *ptx, const char *ptx_path)
 
     if (!real) {
         /* the fake also reads `extra` (CU_LAUNCH_PARAM_BUFFER_*), which gpy does not use */
-        void *dl = dlopen(gpu_cuda_library_path(), RTLD_NOW | RTLD_NOLOAD);
+        void *dl = dlopen(gpu_cuda_library_path(libcuda), RTLD_NOW | RTLD_NOLOAD);
         PFN_cuLaunchKernel raw = dl ? (PFN_cuLaunchKernel)dlsym(dl, "cuLaunchKernel") : NULL;
         unsigned char packed[32] = {0};
         memcpy(packed, &cc, 8), memcpy(packed + 8, &pv, 16), memcpy(packed + 24, &scale, 4), packed[28] = flag;
@@ -579,7 +576,7 @@ static void test_modules(GpuCuda *c, const char *ptx, const char *ptx_path)
 
     /* linking with a device library (libcudadevrt.a on a real toolkit) */
     char devrt[1024];
-    bool have_devrt = gpu_cuda_find_devrt(devrt, sizeof devrt);
+    bool have_devrt = gpu_cuda_find_devrt(cuda_home, devrt, sizeof devrt);
     CHECK(!have_devrt || contains(devrt, "libcudadevrt.a"), "devrt path %s", devrt);
     const char *library = real ? devrt : ptx_path; /* the fake only checks the file is there */
     FILE *probe_file = fopen(library, "rb");
@@ -612,7 +609,7 @@ static void test_modules(GpuCuda *c, const char *ptx, const char *ptx_path)
         CHECK(st == CUDA_ERROR_INVALID_PTX && contains(err, "Unresolved extern function '__cudaCDP2LaunchDeviceV2'"),
               "device runtime PTX loaded unlinked: %s", err);
         if (have_devrt) {
-            OK(gpu_cuda_module_load_kernels(c, cdp, &linked, err, sizeof err));
+            OK(gpu_cuda_module_load_kernels(c, cdp, cuda_home, &linked, err, sizeof err));
             GpuCudaFunction cf;
             OK(gpu_cuda_get_function(c, linked, "child", &cf, err, sizeof err));
             OK(gpu_cuda_module_unload(c, linked, err, sizeof err));
@@ -697,7 +694,7 @@ static void *thread_main(void *arg)
     ThreadJob *job = arg;
     char e[GPU_CUDA_ERRSIZE];
     int st = 0;
-    GpuCuda *c = gpu_cuda_open(0, &st, e, sizeof e);
+    GpuCuda *c = gpu_cuda_open(libcuda, 0, &st, e, sizeof e);
     CUmodule mod = NULL;
     GpuCudaFunction vadd;
     CUdeviceptr a = 0, out = 0;
@@ -765,9 +762,9 @@ static void test_two_devices(GpuCuda *c)
 {
     setenv("FAKE_CUDA_DEVICES", "2", 1);
     int status = 0, count = 0;
-    OK(gpu_cuda_device_count(&count, err, sizeof err));
+    OK(gpu_cuda_device_count(libcuda, &count, err, sizeof err));
     CHECK(count == 2, "two devices: %d", count);
-    GpuCuda *c1 = gpu_cuda_open(1, &status, err, sizeof err);
+    GpuCuda *c1 = gpu_cuda_open(libcuda, 1, &status, err, sizeof err);
     CHECK(c1 && gpu_cuda_props(c1)->ordinal == 1 && gpu_cuda_context(c1) != gpu_cuda_context(c), "device 1");
     if (c1) {
         CUdeviceptr p1 = 0, p0 = 0;
@@ -880,6 +877,8 @@ int main(int argc, char **argv)
         return 2;
     }
     real = getenv("GPY_CUDA_TEST_REAL") && strcmp(getenv("GPY_CUDA_TEST_REAL"), "1") == 0;
+    libcuda = getenv("GPY_LIBCUDA");
+    cuda_home = getenv("GPY_CUDA_HOME") ? getenv("GPY_CUDA_HOME") : getenv("CUDA_HOME");
     char *ptx = read_file(argv[1]);
     if (!ptx) {
         fprintf(stderr, "cuda_driver_test: cannot read %s\n", argv[1]);
@@ -887,7 +886,7 @@ int main(int argc, char **argv)
     }
     test_missing_library();
     int count = 0;
-    if (gpu_cuda_device_count(&count, err, sizeof err) != 0 || count == 0) {
+    if (gpu_cuda_device_count(libcuda, &count, err, sizeof err) != 0 || count == 0) {
         fprintf(stderr, "cuda_driver_test: no usable driver: %s\n", err);
         return 1;
     }
@@ -896,18 +895,18 @@ int main(int argc, char **argv)
         if (!launch_count || !get_launch || !violations || !last_violation || !inject_error || !live_bytes ||
             !live_allocations) {
             fprintf(stderr, "cuda_driver_test: %s is not the fake driver (set GPY_CUDA_TEST_REAL=1 for a real one)\n",
-                    gpu_cuda_library_path());
+                    gpu_cuda_library_path(libcuda));
             return 1;
         }
     }
     test_errors();
     test_devices();
     int status = 0;
-    GpuCuda *c = gpu_cuda_open(0, &status, err, sizeof err);
+    GpuCuda *c = gpu_cuda_open(libcuda, 0, &status, err, sizeof err);
     CHECK(c != NULL, "open(0): %d", status);
     if (c) {
         /* a second handle on the same device (another VM) shares the primary context */
-        GpuCuda *other = gpu_cuda_open(0, &status, err, sizeof err);
+        GpuCuda *other = gpu_cuda_open(libcuda, 0, &status, err, sizeof err);
         CHECK(other && gpu_cuda_context(other) == gpu_cuda_context(c), "second handle");
         test_extra_ptx(c, argc - 2, argv + 2);
         test_memory(c);
