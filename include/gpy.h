@@ -20,8 +20,8 @@
 **    run at once on different threads. gpy_interrupt is the one exception:
 **    it may be called from any thread or from a signal handler.
 **  - Strings handed to the API are UTF-8 and copied; strings handed back
-**    stay valid until the slot is overwritten or the VM is freed (error
-**    strings: until the next failing call or gpy_clear_error).
+**    stay valid while the value they came from is alive (error strings:
+**    until the error record changes, see gpy_error_type).
 */
 #ifndef GPY_H
 #define GPY_H
@@ -155,7 +155,10 @@ GPY_API GpyStatus gpy_eval(GpyVM *vm, const char *module, const char *expression
 
 /* The last failure's exception: its type name ("ValueError"), its message
 ** (str(exc)), and the traceback formatted as CPython prints it. NULL when
-** the last call succeeded or after gpy_clear_error. */
+** no failure is recorded: after gpy_clear_error, and after a call that ran
+** code or looked something up (run, eval, call, import, get/set of items,
+** attributes and globals) succeeded; plain slot setters and getters that
+** succeed leave the record as it was. */
 GPY_API const char *gpy_error_type(GpyVM *vm);
 GPY_API const char *gpy_error_message(GpyVM *vm);
 GPY_API const char *gpy_error_traceback(GpyVM *vm);
