@@ -1,0 +1,21 @@
+/*
+** api_version.c — what an application asks before anything else: the
+** library's version and ABI version, and the names of the status codes.
+*/
+#include "gpy.h"
+
+const char *gpy_version(void) { return GPY_VERSION; }
+
+int gpy_abi_version(void) { return GPY_ABI_VERSION; }
+
+const char *gpy_status_name(GpyStatus status) {
+    switch (status) {
+    case GPY_OK: return "ok";
+    case GPY_SYNTAX_ERROR: return "syntax error";
+    case GPY_RUNTIME_ERROR: return "runtime error";
+    case GPY_OUT_OF_MEMORY: return "out of memory";
+    case GPY_INTERRUPTED: return "interrupted";
+    case GPY_EXIT: return "exit";
+    }
+    return "unknown status";
+}
