@@ -1,8 +1,7 @@
 /*
-** api_version.c — what an application asks before anything else: the
-** library's version and ABI version, and the names of the status codes.
+** api_version.c — the library's version and the names of statuses.
 */
-#include "gpy.h"
+#include "api.h"
 
 const char *gpy_version(void) { return GPY_VERSION; }
 
@@ -15,7 +14,7 @@ const char *gpy_status_name(GpyStatus status) {
     case GPY_RUNTIME_ERROR: return "runtime error";
     case GPY_OUT_OF_MEMORY: return "out of memory";
     case GPY_INTERRUPTED: return "interrupted";
-    case GPY_EXIT: return "exit";
+    case GPY_EXIT: return "exit requested";
     }
     return "unknown status";
 }
