@@ -29,6 +29,7 @@ install(FILES ${CMAKE_BINARY_DIR}/gpyConfig.cmake ${CMAKE_BINARY_DIR}/gpyConfigV
 
 # pkg-config: prefix relative to the .pc file, so that a moved prefix works
 file(RELATIVE_PATH GPY_PC_PREFIX /root/${CMAKE_INSTALL_LIBDIR}/pkgconfig /root)
+string(REGEX REPLACE "/$" "" GPY_PC_PREFIX "${GPY_PC_PREFIX}")
 set(GPY_PC_LIBS "")
 set(GPY_PC_LIBS_PRIVATE "-lm -ldl -lpthread")
 if(GPY_LLVM_STATIC)

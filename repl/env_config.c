@@ -19,4 +19,5 @@ void env_config(VMConfig *config, int argc, char **argv) {
     config->open_libs = stdlib_open_libs;
     config->module_path = getenv("GPY_PATH");
     config->gc_stress = env_flag("GPY_GC_STRESS");
+    config->jit_module = getenv("GPY_JIT_MODULE"); /* else found beside libgpy */
 }
