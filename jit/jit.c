@@ -135,14 +135,14 @@ static LLVMOrcLLJITRef lljit_new(char *err, size_t errsize) {
     LLVMOrcJITDylibAddGenerator(jd, gen);
     LLVMJITSymbolFlags fl = {LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable, 0};
     /* the CPU device's runtime, whose addresses the host hands over (jit_module.h) */
-    LLVMOrcCSymbolMapPair sym[16];
-    int nsym = jit_host->ncpu_runtime;
-    for (int i = 0; i < nsym && i < 16; i++) {
+    LLVMOrcCSymbolMapPair sym[JIT_RUNTIME_MAX];
+    int nsym = jit_host->ncpu_runtime < JIT_RUNTIME_MAX ? jit_host->ncpu_runtime : JIT_RUNTIME_MAX;
+    for (int i = 0; i < nsym; i++) {
         const JitRuntimeSymbol *r = &jit_host->cpu_runtime[i];
         sym[i] = (LLVMOrcCSymbolMapPair){LLVMOrcLLJITMangleAndIntern(J, r->name),
                                          {(LLVMOrcJITTargetAddress)(uintptr_t)r->addr, fl}};
     }
-    e = LLVMOrcJITDylibDefine(jd, LLVMOrcAbsoluteSymbols(sym, (size_t)(nsym < 16 ? nsym : 16)));
+    e = LLVMOrcJITDylibDefine(jd, LLVMOrcAbsoluteSymbols(sym, (size_t)nsym));
     if (e) {
         LLVMOrcDisposeLLJIT(J);
         return take_error(e, err, errsize, "cannot create the native JIT"), NULL;

@@ -35,6 +35,8 @@
 #include "jit.h"
 #include "lexer.h"
 
+/* at most this many runtime symbols (JitHost.cpu_runtime) */
+enum { JIT_RUNTIME_MAX = 16 };
 typedef struct JitRuntimeSymbol {
     const char *name;
     void (*addr)(void);

@@ -14,6 +14,7 @@ static const JitRuntimeSymbol cpu_runtime[] = {
     RUNTIME(gpy_cpu_syncthreads), RUNTIME(gpy_cpu_syncthreads_reduce), RUNTIME(gpy_cpu_warp),
     RUNTIME(gpy_cpu_print),       RUNTIME(gpy_cpu_launch_child),       RUNTIME(gpy_cpu_scratch),
 };
+_Static_assert(sizeof cpu_runtime / sizeof cpu_runtime[0] <= JIT_RUNTIME_MAX, "raise JIT_RUNTIME_MAX");
 
 const JitHost cuda_jit_host = {
     .ast_kind_name = ast_kind_name,
