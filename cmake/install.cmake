@@ -31,6 +31,7 @@ install(FILES ${CMAKE_BINARY_DIR}/gpyConfig.cmake ${CMAKE_BINARY_DIR}/gpyConfigV
 file(RELATIVE_PATH GPY_PC_PREFIX /root/${CMAKE_INSTALL_LIBDIR}/pkgconfig /root)
 string(REGEX REPLACE "/$" "" GPY_PC_PREFIX "${GPY_PC_PREFIX}")
 set(GPY_PC_LIBS "")
+set(GPY_PC_RPATH "-Wl,-rpath,\${libdir} ") # libgpy.so found at run time where it was linked
 set(GPY_PC_LIBS_PRIVATE "-lm -ldl -lpthread")
 if(GPY_LLVM_STATIC)
   # libgpy.a only: everything it needs goes on Libs; -u pulls the compiler in
@@ -39,6 +40,7 @@ if(GPY_LLVM_STATIC)
     irreader linker target analysis support native
     OUTPUT_VARIABLE GPY_PC_LLVM OUTPUT_STRIP_TRAILING_WHITESPACE)
   string(REPLACE "\n" " " GPY_PC_LLVM "${GPY_PC_LLVM}")
+  set(GPY_PC_RPATH "")
   set(GPY_PC_LIBS "-Wl,-u,gpy_jit_entry ${GPY_PC_LLVM} -lz -lzstd -lstdc++ ${GPY_PC_LIBS_PRIVATE}")
 endif()
 configure_file(${CMAKE_SOURCE_DIR}/cmake/gpy.pc.in ${CMAKE_BINARY_DIR}/gpy.pc @ONLY)
