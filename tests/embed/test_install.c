@@ -34,5 +34,20 @@ int main(void) {
         CHECK_OK(vm, gpy_run_string(vm, NULL, script, (size_t)-1, "kernel.py"));
         gpy_free(vm);
     }
+
+    /* one compiler per process: a VM naming another module file is told so
+    ** (ImportError at its first compile), and stays usable */
+    config.jit_module = "/nonexistent/gpy_jit.so";
+    vm = gpy_new(&config);
+    CHECK(vm != NULL);
+    if (vm) {
+        CHECK(gpy_run_string(vm, NULL, script, (size_t)-1, "kernel.py") == GPY_RUNTIME_ERROR);
+        CHECK_STR(gpy_error_type(vm), "ImportError");
+        const char *msg = gpy_error_message(vm);
+        CHECK(msg && strstr(msg, "the kernel compiler is already loaded from ") &&
+              strstr(msg, "this VM asks for /nonexistent/gpy_jit.so"));
+        CHECK_OK(vm, gpy_run_string(vm, NULL, "x = 1 + 1\nassert x == 2\n", (size_t)-1, NULL));
+        gpy_free(vm);
+    }
     return check_done("test_install");
 }
