@@ -4,7 +4,8 @@
 # (defaults build and build-san; each is configured first when it has no
 # CMakeCache.txt, and brought up to date). It installs BUILD_DIR into a
 # temporary prefix and checks:
-#   - include/ holds gpy.h alone; libgpy.so exports only gpy_* names (nm -D)
+#   - include/ holds gpy.h alone; libgpy.so exports only gpy_* names and
+#     lib/gpy/gpy_jit.so only gpy_jit_entry (nm -D)
 #   - every tests/embed/test_*.c, compiled with
 #       cc -std=c17 -Wall -Wextra -Werror test.c $(pkg-config --cflags --libs gpy)
 #     exits 0 (each under a timeout; its output is shown when it fails)
@@ -78,8 +79,8 @@ run_tests() {
       ok "$label: $name"
     else
       local rc=$?
-      [ "$rc" -eq 124 ] && echo "    (timed out after ${test_timeout}s)" >>"$out"
-      echo "    (exit status $rc)" >>"$out"
+      [ "$rc" -eq 124 ] && echo "(timed out after ${test_timeout}s)" >>"$out"
+      echo "(exit status $rc)" >>"$out"
       bad "$label: $name" "$out"
     fi
   done
@@ -137,6 +138,12 @@ if [ ! -s "$out" ] && nm -D --defined-only "$prefix/lib/libgpy.so" | grep -q ' g
 else
   echo "(names other than gpy_* exported above)" >>"$out"
   bad "nm -D libgpy.so: only gpy_* names" "$out"
+fi
+
+# the compiler module exports its entry point alone (it reaches libgpy through JitHost)
+nm -D --defined-only "$prefix/lib/gpy/gpy_jit.so" | awk '{ print $3 }' >"$out"
+if [ "$(cat "$out")" = gpy_jit_entry ]; then ok "nm -D gpy_jit.so: gpy_jit_entry alone"; else
+  bad "nm -D gpy_jit.so: gpy_jit_entry alone" "$out"
 fi
 
 run_tests installed "$prefix"
