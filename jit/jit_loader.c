@@ -24,7 +24,6 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <link.h>
-#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -195,11 +194,6 @@ void compiler_preload(VM *vm, CudaState *st) {
         free(l);
         return;
     }
-    /* One malloc arena for the process (gpy's other threads, the CPU
-    ** device's workers, allocate only when a launch grows their buffers): the
-    ** warm-up's allocations then leave heap pages faulted in where the VM's
-    ** first compile allocates, about 0.3 ms of that compile otherwise. */
-    mallopt(M_ARENA_MAX, 1);
     atomic_init(&l->stop, false);
     atomic_init(&l->prepared, NULL);
     l->targets = likely_targets(vm);
