@@ -129,7 +129,8 @@ static const JitApi *find_and_load(const char *configured, char *err, size_t err
 ** it cannot be loaded. configured: the VM's config.jit_module (or NULL). */
 static const JitApi *compiler(const char *configured, char *err, size_t errsize) {
     const JitApi *api = atomic_load(&loaded);
-    char why[2 * PATH_MAX + 512] = "";
+    char why[2 * PATH_MAX + 512];
+    why[0] = '\0';
     if (!api) {
         pthread_mutex_lock(&lock);
         api = atomic_load(&loaded);
