@@ -22,6 +22,8 @@
 ** when they disagree: the module always reports its own version in
 ** *module_abi and returns NULL unless host_abi equals it; the loader refuses
 ** a module reporting another version. The error then names both versions.
+** Any change to JitHost or JitApi (or to the types they pass) therefore
+** bumps GPY_ABI_VERSION in gpy.h.
 **
 ** With GPY_LLVM_STATIC=ON the same compiler objects are linked into libgpy
 ** and the loader finds gpy_jit_entry there instead of loading a module.
