@@ -8,6 +8,7 @@
 ** done the records are sorted into a reproducible order and run.
 */
 #include "cpu_child_grids.h"
+#include "../jit/jit_loader.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -115,15 +116,15 @@ static int run_child(CpuDevice *d, const ChildGrid *c, int depth, char *err, siz
         cl.grid[i] = c->grid[i];
         cl.block[i] = c->dims[i];
     }
-    if (!rc && k->dbg_err) jit_debug_reset((JitKernel *)k);
+    if (!rc && k->dbg_err) compiler_debug_reset((JitKernel *)k);
     if (!rc) {
         char inner[512];
         rc = run_tree(d, &cl, depth, inner, sizeof inner);
         if (rc) snprintf(err, errsize, "%s", inner);
     }
     if (!rc && k->dbg_err && k->dbg_err->flag) { /* debug mode: an index out of bounds in the child */
-        jit_debug_message(k, k->dbg_err, err, errsize);
-        jit_debug_reset((JitKernel *)k);
+        compiler_debug_message(k, k->dbg_err, err, errsize);
+        compiler_debug_reset((JitKernel *)k);
         rc = GPU_CPU_CHILD_INDEX_ERROR;
     }
     if (ptrs != stack_ptrs) free(ptrs);

@@ -18,6 +18,7 @@
 ** returns into it. */
 __asm__(".text\n"
         ".globl gpy_fiber_swap\n"
+        ".hidden gpy_fiber_swap\n" /* not part of libgpy.so's API */
         ".type gpy_fiber_swap,@function\n"
         "gpy_fiber_swap:\n"
         "  pushq %rbp\n"
@@ -39,6 +40,7 @@ __asm__(".text\n"
         /* First entry of a fiber: r12 = fn, r13 = arg (set up by fiber_init);
         ** the stack is 16-byte aligned here, as a call requires. */
         ".globl gpy_fiber_trampoline\n"
+        ".hidden gpy_fiber_trampoline\n"
         ".type gpy_fiber_trampoline,@function\n"
         "gpy_fiber_trampoline:\n"
         "  movq %r13, %rdi\n"

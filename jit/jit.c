@@ -17,8 +17,8 @@
 #include <llvm-c/Target.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
-#include "../gpu/cpu_child_grids.h"
 #include "../gpu/cpu_device.h"
+#include "jit_host.h"
 #include "cpu_regions.h"
 #include "jit_cache.h"
 #include "target.h"
@@ -134,19 +134,15 @@ static LLVMOrcLLJITRef lljit_new(char *err, size_t errsize) {
     }
     LLVMOrcJITDylibAddGenerator(jd, gen);
     LLVMJITSymbolFlags fl = {LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable, 0};
-    LLVMOrcCSymbolMapPair sym[] = {
-        {LLVMOrcLLJITMangleAndIntern(J, "gpy_cpu_syncthreads"),
-         {(LLVMOrcJITTargetAddress)(uintptr_t)&gpy_cpu_syncthreads, fl}},
-        {LLVMOrcLLJITMangleAndIntern(J, "gpy_cpu_syncthreads_reduce"),
-         {(LLVMOrcJITTargetAddress)(uintptr_t)&gpy_cpu_syncthreads_reduce, fl}},
-        {LLVMOrcLLJITMangleAndIntern(J, "gpy_cpu_warp"), {(LLVMOrcJITTargetAddress)(uintptr_t)&gpy_cpu_warp, fl}},
-        {LLVMOrcLLJITMangleAndIntern(J, "gpy_cpu_print"), {(LLVMOrcJITTargetAddress)(uintptr_t)&gpy_cpu_print, fl}},
-        {LLVMOrcLLJITMangleAndIntern(J, "gpy_cpu_launch_child"),
-         {(LLVMOrcJITTargetAddress)(uintptr_t)&gpy_cpu_launch_child, fl}},
-        {LLVMOrcLLJITMangleAndIntern(J, "gpy_cpu_scratch"),
-         {(LLVMOrcJITTargetAddress)(uintptr_t)&gpy_cpu_scratch, fl}},
-    };
-    e = LLVMOrcJITDylibDefine(jd, LLVMOrcAbsoluteSymbols(sym, sizeof sym / sizeof sym[0]));
+    /* the CPU device's runtime, whose addresses the host hands over (jit_module.h) */
+    LLVMOrcCSymbolMapPair sym[JIT_RUNTIME_MAX];
+    int nsym = jit_host->ncpu_runtime < JIT_RUNTIME_MAX ? jit_host->ncpu_runtime : JIT_RUNTIME_MAX;
+    for (int i = 0; i < nsym; i++) {
+        const JitRuntimeSymbol *r = &jit_host->cpu_runtime[i];
+        sym[i] = (LLVMOrcCSymbolMapPair){LLVMOrcLLJITMangleAndIntern(J, r->name),
+                                         {(LLVMOrcJITTargetAddress)(uintptr_t)r->addr, fl}};
+    }
+    e = LLVMOrcJITDylibDefine(jd, LLVMOrcAbsoluteSymbols(sym, (size_t)nsym));
     if (e) {
         LLVMOrcDisposeLLJIT(J);
         return take_error(e, err, errsize, "cannot create the native JIT"), NULL;

@@ -326,11 +326,11 @@ JitKernel *jit_compile(VM *vm, Function *fn, int nargs, const JType *const *argt
                        int cc, bool fastmath, char *err, size_t errsize);
 void jit_kernel_free(VM *vm, JitKernel *k);
 
-/* LLVM's targets, once per process before any other use of LLVM (the
-** loader calls it under pthread_once; jit_compile's first call otherwise). */
+/* LLVM's targets, once per process before any other use of LLVM
+** (gpy_jit_entry calls it when the loader loads the compiler). */
 void jit_llvm_init(void);
-/* Ahead of a VM's first compile, on the loader's thread (stdlib/
-** cuda_jit_loader.c): jit_warm_up makes, for the targets given (the host's
+/* Ahead of a VM's first compile, on the loader's thread
+** (jit/jit_loader.c): jit_warm_up makes, for the targets given (the host's
 ** first when JIT_TARGET_CPU is among them), the host's target machine and the
 ** LLJIT, and the NVPTX target machine for the default compute capability,
 ** runs a tiny kernel through each (so the first real compile finds libLLVM's

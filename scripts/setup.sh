@@ -9,6 +9,8 @@ command -v cmake >/dev/null || need+=(cmake)
 command -v cc >/dev/null || need+=(gcc)
 command -v make >/dev/null || need+=(make)
 command -v python3 >/dev/null || need+=(python3)   # test oracle
+command -v pkg-config >/dev/null || need+=(pkg-config)   # tests/embed: consumers of the installed gpy.pc
+command -v g++ >/dev/null || need+=(g++)   # tests/embed: the C++ consumer
 [ -f /usr/lib/llvm-19/cmake/LLVMConfig.cmake ] || need+=(llvm-19-dev)   # kernel compiler
 [ -f /usr/include/zstd.h ] || need+=(libzstd-dev)   # LLVM's cmake package requires it
 # build/gpy_jit.so links LLVM's static components, which need zlib and libstdc++

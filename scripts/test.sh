@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds gpy and runs every test suite: the Release build (tests/run_tests.py),
-# then the sanitizer build (scripts/test-sanitize.sh), then a short,
+# then the sanitizer build (scripts/test-sanitize.sh), then the embedding
+# tests against an installed prefix (tests/embed/run.sh), then a short,
 # repeatable fuzz run (scripts/fuzz.sh, 30 s per target). The last line of
 # output is 'N passed, N failed' over all runs; the exit status is non-zero
 # on any failure. Arguments are test filters for the Release run, as for
@@ -27,6 +28,8 @@ log=$(mktemp); trap 'rm -f "$log"' EXIT
 status=0
 python3 tests/run_tests.py --gpy build/gpy "$@" | tee "$log" || status=1
 bash scripts/test-sanitize.sh | tee -a "$log" || status=1
+# the embedding tests against an installed prefix (reuses build/ and build-san/)
+bash tests/embed/run.sh build build-san | tee -a "$log" || status=1
 GPY_FUZZ_SEED=1 bash scripts/fuzz.sh 30 | tee -a "$log" || status=1
 # one summary over the runs, each of which ended with its own
 awk '/^[0-9]+ passed, [0-9]+ failed$/ { p += $1; f += $3 } END { print p " passed, " f " failed" }' "$log"

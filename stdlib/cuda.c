@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cuda_jit_api.h"
+#include "../jit/jit_loader.h"
 #include "cuda_priv.h"
 
 /* ------------------------------------------------------------- intrinsics */
@@ -610,7 +610,7 @@ static Value f_host_jit(VM *vm, int argc, Value *argv, Dict *kwargs) {
 static void cuda_free_hook(VM *vm) {
     CudaState *st = vm->cuda;
     if (!st) return;
-    cuda_jit_preload_join(st);
+    compiler_preload_join(st);
     cuda_dispatch_free_all(vm, st);
     if (st->device) gpu_cpu_free(st->device);
     st->device = NULL;
@@ -749,7 +749,7 @@ CudaState *cuda_state(VM *vm) {
     vm->cuda = st;
     cuda_hook_order(vm);
     build_cuda(vm, st);
-    cuda_jit_preload(vm, st); /* LLVM loads while the program goes on to its first compile */
+    compiler_preload(vm, st); /* LLVM loads while the program goes on to its first compile */
     return st;
 }
 

@@ -24,6 +24,7 @@
 
 #include "cuda_priv.h"
 #include "../gpu/cpu_child_grids.h"
+#include "../jit/jit_loader.h"
 
 #define MAX_ARGS 64     /* kernel arguments */
 #define MAX_PARAMS 512  /* expanded ABI parameters */
@@ -377,8 +378,8 @@ static void free_spec(VM *vm, Spec *s) {
     CudaState *st = vm->cuda;
     if (s->loaded && st && st->gpu && s->gen == st->gen) gpu_cuda_module_unload(st->gpu, s->mod, NULL, 0);
     if (s->plan) gpu_cuda_params_free(s->plan);
-    if (s->k) jit_kernel_free(vm, s->k);
-    if (s->ptx) jit_kernel_free(vm, s->ptx);
+    if (s->k) compiler_kernel_free(vm, s->k);
+    if (s->ptx) compiler_kernel_free(vm, s->ptx);
     if (s->types) gc_free(vm, (void *)s->types, (size_t)(s->nargs ? s->nargs : 1) * sizeof(JType *));
     memset(s, 0, sizeof *s);
 }
@@ -391,7 +392,7 @@ static void free_specs(VM *vm, Dispatcher *d) {
 }
 
 void cuda_dispatch_free_all(VM *vm, CudaState *st) {
-    cuda_cache_report(vm, st);
+    compiler_cache_report(vm, st);
     for (Dispatcher *d = st->dispatchers; d; d = d->next) free_specs(vm, d);
     st->dispatchers = NULL;
 }
@@ -425,6 +426,7 @@ static bool dump_ptx(const char *dir, JitKernel *k, char *err, size_t errsize) {
 /* Compiles d for the argument types and adds the specialization to its cache. */
 static Spec *compile_spec(VM *vm, Dispatcher *d, int nargs, const JType *const *tys, bool narrow) {
     CudaState *st = cuda_state(vm);
+    compiler_require(vm); /* ImportError when gpy_jit.so is missing or of another ABI version */
     if (d->nspecs == d->cap) {
         int cap = d->cap ? d->cap * 2 : 4;
         d->specs = gc_realloc(vm, d->specs, (size_t)d->cap * sizeof(Spec), (size_t)cap * sizeof(Spec));
@@ -445,10 +447,10 @@ static Spec *compile_spec(VM *vm, Dispatcher *d, int nargs, const JType *const *
     JitOptions jo = {.fastmath = d->fastmath, .debug = d->debug, .narrow_index = narrow && !d->debug};
     /* the disk cache holds one target per entry (not the CPU+PTX of GPY_DUMP_PTX) */
     bool use_cache = d->cache && !d->debug && (targets == JIT_TARGET_CPU || targets == JIT_TARGET_PTX);
-    JitKernel *k = use_cache ? cuda_cache_load(vm, disp_fn(d), nargs, types, targets, cc, &jo) : NULL;
+    JitKernel *k = use_cache ? compiler_cache_load(vm, disp_fn(d), nargs, types, targets, cc, &jo) : NULL;
     if (!k) {
-        k = jit_compile_opts(vm, disp_fn(d), nargs, types, targets, cc, &jo, err, sizeof err);
-        if (k && use_cache) cuda_cache_store(vm, disp_fn(d), k, targets, cc, &jo);
+        k = compiler_compile_opts(vm, disp_fn(d), nargs, types, targets, cc, &jo, err, sizeof err);
+        if (k && use_cache) compiler_cache_store(vm, disp_fn(d), k, targets, cc, &jo);
     }
     if (!k) {
         gc_free(vm, (void *)types, (size_t)(nargs ? nargs : 1) * sizeof(JType *));
@@ -856,7 +858,7 @@ static Value launch_gpu(VM *vm, Launch *l, Dispatcher *d, Spec *s, Marshal *m, i
         if (!status) status = gpu_cuda_memcpy_dtoh(vm->cuda->gpu, &rec, dbg, sizeof rec, err, sizeof err);
         if (status) cuda_raise_status(vm, status, err);
         char msg[1024];
-        if (jit_debug_message(s->k, &rec, msg, sizeof msg)) vm_raise_kind(vm, IndexError, "%s", msg);
+        if (compiler_debug_message(s->k, &rec, msg, sizeof msg)) vm_raise_kind(vm, IndexError, "%s", msg);
     }
     return NONE_VAL;
 }
@@ -966,7 +968,7 @@ static Value launch_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs
     cl.uses_barrier = k->uses_barrier;
     cl.params = m.ptrs;
     cl.grids = NULL;
-    jit_debug_reset(k);
+    compiler_debug_reset(k);
     int rc = gpu_cpu_launch_tree(st->device, &cl, err, sizeof err); /* with the grids it launches */
     if (rc == GPU_CPU_FAULT) cuda_cpu_fault_message(vm, disp_name(d), p, argc, staged, st->device, err, sizeof err);
     if (cuda_cpu_unstage(vm, disp_name(d), p, argc, argv, staged, rc ? NULL : err, sizeof err) && !rc)
@@ -976,8 +978,8 @@ static Value launch_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs
     if (rc != 0) vm_raise_kind(vm, RuntimeError, "launch of kernel '%s' failed: %s", disp_name(d), err);
     if (k->dbg_err && k->dbg_err->flag) { /* debug mode: an index was out of bounds */
         char msg[1024];
-        jit_debug_message(k, k->dbg_err, msg, sizeof msg);
-        jit_debug_reset(k);
+        compiler_debug_message(k, k->dbg_err, msg, sizeof msg);
+        compiler_debug_reset(k);
         vm_raise_kind(vm, IndexError, "%s", msg);
     }
     return NONE_VAL;
@@ -1093,10 +1095,10 @@ static Value spec_text(VM *vm, Dispatcher *d, Spec *s, InspectWhat what) {
         err[0] = '\0';
         JitOptions jo = {.fastmath = d->fastmath, .debug = d->debug, .narrow_index = s->narrow};
         bool use_cache = d->cache && !d->debug;
-        s->ptx = use_cache ? cuda_cache_load(vm, disp_fn(d), s->nargs, s->types, JIT_TARGET_PTX, 0, &jo) : NULL;
+        s->ptx = use_cache ? compiler_cache_load(vm, disp_fn(d), s->nargs, s->types, JIT_TARGET_PTX, 0, &jo) : NULL;
         if (!s->ptx) {
-            s->ptx = jit_compile_opts(vm, disp_fn(d), s->nargs, s->types, JIT_TARGET_PTX, 0, &jo, err, sizeof err);
-            if (s->ptx && use_cache) cuda_cache_store(vm, disp_fn(d), s->ptx, JIT_TARGET_PTX, 0, &jo);
+            s->ptx = compiler_compile_opts(vm, disp_fn(d), s->nargs, s->types, JIT_TARGET_PTX, 0, &jo, err, sizeof err);
+            if (s->ptx && use_cache) compiler_cache_store(vm, disp_fn(d), s->ptx, JIT_TARGET_PTX, 0, &jo);
         }
         if (!s->ptx) vm_raise(vm, cuda_state(vm)->t_typing_error, "%s", err[0] ? err : "PTX compilation failed");
         cuda_hook_order(vm);
@@ -1335,13 +1337,13 @@ Value cuda_f_compile_ptx(VM *vm, int argc, Value *argv, Dict *kwargs) {
     char *copy = NULL;
     const JType *resty = ret;
     if (is_device) {
-        copy = jit_compile_ptx_device(vm, f, n, tys, ccv, fast, &resty, err, sizeof err);
+        copy = compiler_compile_ptx_device(vm, f, n, tys, ccv, fast, &resty, err, sizeof err);
         if (!copy) vm_raise(vm, st->t_typing_error, "%s", err[0] ? err : "PTX compilation failed");
     } else {
-        JitKernel *k = jit_compile(vm, f, n, tys, JIT_TARGET_PTX, ccv, fast, err, sizeof err);
+        JitKernel *k = compiler_compile(vm, f, n, tys, JIT_TARGET_PTX, ccv, fast, err, sizeof err);
         if (!k) vm_raise(vm, st->t_typing_error, "%s", err[0] ? err : "PTX compilation failed");
         copy = strdup(k->ptx ? k->ptx : "");
-        jit_kernel_free(vm, k);
+        compiler_kernel_free(vm, k);
         if (!copy) vm_throw(vm, vm->memory_error);
     }
     cuda_hook_order(vm);

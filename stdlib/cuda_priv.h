@@ -54,7 +54,7 @@ typedef struct CudaState {
     const JType *array_types[ND__COUNT][8][2];
     /* @cuda.jit(cache=True) (cuda_cache.c): counted for GPY_CACHE_STATS=1 */
     unsigned cache_hits, cache_misses, cache_writes;
-    struct CudaJitLoader *jit_loader; /* cuda_jit_loader.c: the thread loading the compiler */
+    struct CudaJitLoader *jit_loader; /* jit/jit_loader.c: the thread loading the compiler */
 } CudaState;
 
 /* The state, created on first use (the module types are made there). */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../../jit/jit_cache.h"
+#include "../../jit/jit_loader.h"
 #include "cuda_priv.h"
 #include "fuzz_vm.h"
 
@@ -47,13 +48,13 @@ static void make_entries(VM *vm, void *ud) {
     kc.tys[1] = jt_scalar(vm, JK_INT64);
     for (int t = 0; t < 2; t++) {
         char err[4096];
-        JitKernel *k = jit_compile_opts(vm, kc.fn, 2, kc.tys, targets[t], 0, &kc.opts, err, sizeof err);
+        JitKernel *k = compiler_compile_opts(vm, kc.fn, 2, kc.tys, targets[t], 0, &kc.opts, err, sizeof err);
         if (!k) {
             fprintf(stderr, "fuzz_cache: compiling the kernel failed: %s\n", err);
             abort();
         }
-        cuda_cache_store(vm, kc.fn, k, targets[t], 0, &kc.opts);
-        jit_kernel_free(vm, k);
+        compiler_cache_store(vm, kc.fn, k, targets[t], 0, &kc.opts);
+        compiler_kernel_free(vm, k);
     }
 }
 
@@ -118,7 +119,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fwrite(&h, sizeof h, 1, f);
     fwrite(data + sizeof h, 1, size - sizeof h, f);
     if (fclose(f) != 0) abort();
-    JitKernel *k = cuda_cache_load(vm, kc.fn, 2, kc.tys, targets[t], 0, &kc.opts);
-    if (k) jit_kernel_free(vm, k);
+    JitKernel *k = compiler_cache_load(vm, kc.fn, 2, kc.tys, targets[t], 0, &kc.opts);
+    if (k) compiler_kernel_free(vm, k);
     return 0;
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../jit/jit_loader.h"
 #include "cuda_priv.h"
 #include "fuzz_vm.h"
 
@@ -99,8 +100,8 @@ static void infer_input(VM *vm, void *ud) {
             jf_free(f);
             if (as_kernel && lower) {
                 JitOptions opts = {0};
-                JitKernel *k = jit_compile_opts(vm, fn, n, tys, JIT_TARGET_PTX, 0, &opts, err, sizeof err);
-                if (k) jit_kernel_free(vm, k);
+                JitKernel *k = compiler_compile_opts(vm, fn, n, tys, JIT_TARGET_PTX, 0, &opts, err, sizeof err);
+                if (k) compiler_kernel_free(vm, k);
             }
         }
     }
