@@ -31,6 +31,7 @@ struct GpyVM {
     Value error;            /* NONE when none */
     char *error_type, *error_message, *error_traceback;
     int exit_code;
+    Type *t_external;       /* api_array.c: the owner of wrapped memory with a release callback */
 };
 
 /* The GpyVM of vm (NULL when vm was not made by gpy_new). */

@@ -86,6 +86,7 @@ typedef struct DevArray {
     CUdeviceptr base;  /* GPU owner: the allocation */
     size_t bytes;      /* GPU owner: its size */
     uint32_t gen;      /* CudaState.gen when allocated */
+    bool borrowed;     /* GPU owner of memory gpy did not allocate (cuda_devarray_external): never freed */
     struct DevArray *prev, *next; /* GPU owners: CudaState.allocations */
 } DevArray;
 void cuda_array_init(VM *vm, CudaState *st);
@@ -93,6 +94,15 @@ void cuda_array_init(VM *vm, CudaState *st);
 bool cuda_is_devarray(VM *vm, Value v);
 /* A device array holding a (no copy). */
 Value cuda_devarray_wrap(VM *vm, NDArray *a);
+/* A device array over memory gpy does not own (the embedding API,
+** __cuda_array_interface__): on a GPU, ptr is a device address in the VM's
+** context; on the CPU device, host memory. Nothing is copied or freed;
+** keep (may be NONE) stays alive while the array or a view of it does. */
+Value cuda_devarray_external(VM *vm, NDType dt, uintptr_t ptr, int ndim, const int64_t *shape,
+                             const int64_t *strides, bool readonly, Value keep);
+/* The device array viewing the memory that v's __cuda_array_interface__
+** describes (v kept alive), or EMPTY when v carries no such attribute. */
+Value cuda_interface_array(VM *vm, Value v);
 /* The NDArray behind a host or device array; NULL when v is neither. */
 NDArray *cuda_array_of(VM *vm, Value v);
 /* GPU: frees the device memory of every live device array (vm_free). */
@@ -126,12 +136,20 @@ Value cuda_f_device_array_like(VM *vm, int argc, Value *argv, Dict *kwargs);
 Value cuda_f_pinned_array(VM *vm, int argc, Value *argv, Dict *kwargs);
 Value cuda_f_mapped_array(VM *vm, int argc, Value *argv, Dict *kwargs);
 Value cuda_f_managed_array(VM *vm, int argc, Value *argv, Dict *kwargs);
+Value cuda_f_as_cuda_array(VM *vm, int argc, Value *argv, Dict *kwargs);
+Value cuda_f_from_cuda_array_interface(VM *vm, int argc, Value *argv, Dict *kwargs);
+Value cuda_f_is_cuda_array(VM *vm, int argc, Value *argv, Dict *kwargs);
 
 /* ---- cuda_dispatch.c ---- */
 void cuda_dispatch_init(VM *vm, CudaState *st);
 /* Frees the compiled kernels of every live dispatcher (vm_free). */
 void cuda_dispatch_free_all(VM *vm, CudaState *st);
 Value cuda_f_jit(VM *vm, int argc, Value *argv, Dict *kwargs);
+/* kernel[grid, block, stream, shared_bytes](*argv) without building the
+** launch configuration object: the same checks, specializations and launch
+** plans (the embedding API's gpy_launch). */
+void cuda_launch(VM *vm, Value kernel, const uint32_t grid[3], const uint32_t block[3], size_t shared_bytes,
+                 Value stream, int argc, Value *argv);
 Value cuda_f_compile_ptx(VM *vm, int argc, Value *argv, Dict *kwargs);
 
 /* cuda_ufunc.c: numba.vectorize(target='cuda'), cuda.reduce */
