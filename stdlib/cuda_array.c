@@ -761,7 +761,7 @@ static int interface_dims(VM *vm, Value v, const char *what, int64_t *out) {
 /* A required key of the interface dict (KeyError as desc['shape'] raises). */
 static Value interface_key(VM *vm, Dict *desc, const char *key) {
     Value v = dict_get_cstr(vm, desc, key);
-    if (IS_EMPTY(v)) vm_raise_kind(vm, KeyError, "'%s'", key);
+    if (IS_EMPTY(v)) vm_raise_kind(vm, KeyError, "%s", key);
     return v;
 }
 
