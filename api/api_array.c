@@ -12,8 +12,7 @@
 #include <string.h>
 
 #include "api.h"
-#include "../stdlib/cuda_priv.h"
-#include "../stdlib/ndarray.h"
+#include "../stdlib/cuda_embed.h"
 
 /* GpyDtype names NDType's values one for one. */
 _Static_assert((int)GPY_BOOL == (int)ND_BOOL && (int)GPY_INT8 == (int)ND_INT8 && (int)GPY_INT64 == (int)ND_INT64 &&

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "api.h"
-#include "../stdlib/cuda_priv.h"
+#include "../stdlib/cuda_embed.h"
 
 #define LAUNCH_MAX_ARGS 64 /* what a kernel takes (cuda_dispatch.c) */
 

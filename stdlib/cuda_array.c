@@ -436,6 +436,7 @@ static NDArray *host_data(VM *vm, Value v) {
 
 /* Writes src (same shape and dtype, checked) into the device array v. */
 static void write_from(VM *vm, Value v, NDArray *src) {
+    if (!(dev_host(v)->flags & ND_WRITEABLE)) vm_raise_kind(vm, ValueError, "assignment destination is read-only");
     if (as_dev(v)->dptr) from_host(vm, v, src);
     else cuda_copy_strided(dev_host(v), src);
 }

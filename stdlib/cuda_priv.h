@@ -10,7 +10,7 @@
 **   cuda_dispatch.c  @cuda.jit dispatchers: signatures, the compile cache,
 **                    argument marshalling, launch on the CPU device or GPU
 **   cuda_ufunc.c     numba.vectorize and cuda.reduce (gpy source generating kernels)
-** Nothing outside stdlib/cuda*.c includes this header.
+** Nothing outside stdlib/cuda*.c includes this header (api/ uses cuda_embed.h).
 */
 #ifndef GPY_STDLIB_CUDA_PRIV_H
 #define GPY_STDLIB_CUDA_PRIV_H
@@ -18,6 +18,7 @@
 #include "../gpu/cpu_device.h"
 #include "../gpu/cuda_driver.h"
 #include "../jit/jit.h"
+#include "cuda_embed.h"
 #include "ndarray.h"
 #include "stdlib_priv.h"
 
@@ -90,21 +91,11 @@ typedef struct DevArray {
     struct DevArray *prev, *next; /* GPU owners: CudaState.allocations */
 } DevArray;
 void cuda_array_init(VM *vm, CudaState *st);
-/* True when v is a device array. */
-bool cuda_is_devarray(VM *vm, Value v);
 /* A device array holding a (no copy). */
 Value cuda_devarray_wrap(VM *vm, NDArray *a);
-/* A device array over memory gpy does not own (the embedding API,
-** __cuda_array_interface__): on a GPU, ptr is a device address in the VM's
-** context; on the CPU device, host memory. Nothing is copied or freed;
-** keep (may be NONE) stays alive while the array or a view of it does. */
-Value cuda_devarray_external(VM *vm, NDType dt, uintptr_t ptr, int ndim, const int64_t *shape,
-                             const int64_t *strides, bool readonly, Value keep);
 /* The device array viewing the memory that v's __cuda_array_interface__
 ** describes (v kept alive), or EMPTY when v carries no such attribute. */
 Value cuda_interface_array(VM *vm, Value v);
-/* The NDArray behind a host or device array; NULL when v is neither. */
-NDArray *cuda_array_of(VM *vm, Value v);
 /* GPU: frees the device memory of every live device array (vm_free). */
 void cuda_array_free_all(VM *vm, CudaState *st);
 /* GPU: the device address of a device array's data. */
@@ -145,11 +136,6 @@ void cuda_dispatch_init(VM *vm, CudaState *st);
 /* Frees the compiled kernels of every live dispatcher (vm_free). */
 void cuda_dispatch_free_all(VM *vm, CudaState *st);
 Value cuda_f_jit(VM *vm, int argc, Value *argv, Dict *kwargs);
-/* kernel[grid, block, stream, shared_bytes](*argv) without building the
-** launch configuration object: the same checks, specializations and launch
-** plans (the embedding API's gpy_launch). */
-void cuda_launch(VM *vm, Value kernel, const uint32_t grid[3], const uint32_t block[3], size_t shared_bytes,
-                 Value stream, int argc, Value *argv);
 Value cuda_f_compile_ptx(VM *vm, int argc, Value *argv, Dict *kwargs);
 
 /* cuda_ufunc.c: numba.vectorize(target='cuda'), cuda.reduce */
