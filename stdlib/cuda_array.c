@@ -679,6 +679,13 @@ static NDType typestr_parse(VM *vm, Value v) {
 /* d.__cuda_array_interface__ (version 3): shape, strides (None when
 ** C-contiguous), data (pointer, read-only), typestr, descr, stream, version.
 ** The pointer is the device address on a GPU, host memory on the CPU device. */
+/* d[key] = v with v kept alive while the key is interned. */
+static void set_rooted(VM *vm, Dict *d, const char *key, Value v) {
+    vm_push_root(vm, v);
+    dict_set_cstr(vm, d, key, v);
+    vm_pop_roots(vm, 1);
+}
+
 static Value interface_of(VM *vm, Value self) {
     NDArray *a = dev_host(self);
     uintptr_t ptr = as_dev(self)->dptr ? (uintptr_t)as_dev(self)->dptr : (uintptr_t)a->data;
@@ -686,21 +693,24 @@ static Value interface_of(VM *vm, Value self) {
     typestr_of(a->dtype, ts);
     Dict *d = dict_new(vm);
     vm_push_root(vm, OBJ_VAL(d));
-    dict_set_cstr(vm, d, "shape", int_tuple(vm, a->ndim, a->shape));
-    dict_set_cstr(vm, d, "strides", (a->flags & ND_C_CONTIGUOUS) ? NONE_VAL : int_tuple(vm, a->ndim, a->strides));
+    set_rooted(vm, d, "shape", int_tuple(vm, a->ndim, a->shape));
+    set_rooted(vm, d, "strides", (a->flags & ND_C_CONTIGUOUS) ? NONE_VAL : int_tuple(vm, a->ndim, a->strides));
     Value data[2] = {INT_VAL((int64_t)ptr), BOOL_VAL(!(a->flags & ND_WRITEABLE))};
-    dict_set_cstr(vm, d, "data", OBJ_VAL(tuple_from_array(vm, 2, data)));
-    Str *tstr = str_cstr(vm, ts);
-    dict_set_cstr(vm, d, "typestr", STR_VAL(tstr));
-    dict_set_cstr(vm, d, "stream", NONE_VAL);
-    dict_set_cstr(vm, d, "version", INT_VAL(3));
-    Value field[2] = {STR_VAL(str_cstr(vm, "")), STR_VAL(tstr)};
+    set_rooted(vm, d, "data", OBJ_VAL(tuple_from_array(vm, 2, data)));
+    Value field[2] = {STR_VAL(str_cstr(vm, "")), NONE_VAL};
+    vm_push_root(vm, field[0]);
+    field[1] = STR_VAL(str_cstr(vm, ts));
+    set_rooted(vm, d, "typestr", field[1]);
+    set_rooted(vm, d, "stream", NONE_VAL);
+    set_rooted(vm, d, "version", INT_VAL(3));
+    vm_push_root(vm, field[1]);
     Tuple *f = tuple_from_array(vm, 2, field);
     vm_push_root(vm, OBJ_VAL(f));
     List *descr = list_new(vm, 1);
+    vm_push_root(vm, OBJ_VAL(descr));
     list_append(vm, descr, OBJ_VAL(f));
     dict_set_cstr(vm, d, "descr", OBJ_VAL(descr));
-    vm_pop_roots(vm, 2);
+    vm_pop_roots(vm, 5);
     return OBJ_VAL(d);
 }
 
