@@ -985,7 +985,7 @@ static Value launch_run(VM *vm, Launch *l, int argc, Value *argv) {
     if (rc == GPU_CPU_FAULT) cuda_cpu_fault_message(vm, disp_name(d), p, argc, staged, st->device, err, sizeof err);
     if (cuda_cpu_unstage(vm, disp_name(d), p, argc, argv, staged, rc ? NULL : err, sizeof err) && !rc)
         rc = GPU_CPU_FAULT; /* a write just below an array */
-    vm_pop_roots(vm, nstaged + nconv);
+    vm_pop_roots(vm, nstaged);
     if (rc == GPU_CPU_CHILD_INDEX_ERROR || rc == GPU_CPU_FAULT) vm_raise_kind(vm, IndexError, "%s", err);
     if (rc != 0) vm_raise_kind(vm, RuntimeError, "launch of kernel '%s' failed: %s", disp_name(d), err);
     if (k->dbg_err && k->dbg_err->flag) { /* debug mode: an index was out of bounds */
@@ -994,6 +994,7 @@ static Value launch_run(VM *vm, Launch *l, int argc, Value *argv) {
         jit_debug_reset(k);
         vm_raise_kind(vm, IndexError, "%s", msg);
     }
+    vm_pop_roots(vm, nconv);
     return NONE_VAL;
 }
 
