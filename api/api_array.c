@@ -57,10 +57,10 @@ typedef struct WrapCtx {
     const char *fname;
 } WrapCtx;
 
-/* Raises unless the description is one gpy can wrap: a known dtype, 0 ..
-** GPY_MAX_DIMS dimensions, shape (and strides) given, data for a non-empty
-** array, an extent that fits the address space. Negative and overflowing
-** dimensions are refused by nd_wrap with numpy's messages. */
+/* Raises ValueError unless the description is one gpy can wrap: a known
+** dtype, 0 .. GPY_MAX_DIMS dimensions, a shape without negative entries
+** whose size in bytes fits an int64 (numpy's messages), data for a
+** non-empty array, strides whose extent fits the address space. */
 static void validate(VM *vm, const WrapCtx *c) {
     const GpyArray *a = c->array;
     if (!a) vm_raise_kind(vm, ValueError, "%s: array is NULL", c->fname);
@@ -87,7 +87,7 @@ static void validate(VM *vm, const WrapCtx *c) {
             vm_raise_kind(vm, ValueError, "%s: the strides reach outside the address space", c->fname);
     }
     uintptr_t p = (uintptr_t)a->data;
-    if ((lo < 0 && (uintptr_t)-lo > p) || (uint64_t)hi > UINTPTR_MAX - p)
+    if ((uint64_t)0 - (uint64_t)lo > p || (uint64_t)hi > UINTPTR_MAX - p)
         vm_raise_kind(vm, ValueError, "%s: the strides reach outside the address space", c->fname);
 }
 
