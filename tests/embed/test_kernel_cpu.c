@@ -131,6 +131,29 @@ int main(void) {
     CHECK(gpy_launch(vm, 1, NULL, 2, 4) == GPY_RUNTIME_ERROR);
     CHECK_STR(gpy_error_type(vm), "ValueError");
 
+    /* ---- device wraps: refused descriptions, read-only, a script's device array described */
+    GpyArray nodata = {.data = NULL, .dtype = GPY_FLOAT64, .ndim = 1, .shape = &n};
+    CHECK(gpy_wrap_device_array(vm, 7, &nodata) == GPY_RUNTIME_ERROR);
+    CHECK_STR(gpy_error_type(vm), "ValueError");
+    CHECK_STR(gpy_error_message(vm), "gpy_wrap_device_array: data is NULL for an array of 1000 elements");
+    static int32_t ro_dev[4] = {4, 3, 2, 1};
+    int64_t four = 4;
+    GpyArray ro = {.data = ro_dev, .dtype = GPY_INT32, .ndim = 1, .shape = &four, .readonly = true};
+    CHECK_OK(vm, gpy_wrap_device_array(vm, 7, &ro));
+    CHECK_OK(vm, gpy_set_global(vm, NULL, "ro", 7));
+    CHECK(eval_int(vm, "int(ro.copy_to_host().sum())") == 10);
+    CHECK(eval_int(vm, "int(ro.__cuda_array_interface__['data'][1])") == 1);
+    CHECK(gpy_run_string(vm, NULL, "ro[0] = 7\n", (size_t)-1, NULL) == GPY_RUNTIME_ERROR);
+    CHECK_STR(gpy_error_message(vm), "assignment destination is read-only");
+    CHECK(gpy_run_string(vm, NULL, "ro.copy_to_device(np.zeros(4, dtype=np.int32))\n", (size_t)-1, NULL) ==
+          GPY_RUNTIME_ERROR);
+    CHECK_STR(gpy_error_message(vm), "assignment destination is read-only");
+    CHECK(ro_dev[0] == 4);
+    CHECK_OK(vm, gpy_eval(vm, NULL, "cuda.to_device(np.arange(6, dtype=np.int64).reshape(2, 3))", 7));
+    CHECK_OK(vm, gpy_get_array(vm, 7, &got));
+    CHECK(got.device && !got.readonly && got.dtype == GPY_INT64 && got.ndim == 2 && got.shape[0] == 2 &&
+          got.shape[1] == 3 && got.strides[0] == 24 && ((const int64_t *)got.data)[5] == 5); /* host memory here */
+
     /* the VM is still usable, and out saw no launch that failed */
     for (int rep = 0; rep < 2; rep++) CHECK_OK(vm, gpy_launch(vm, 1, &launch, 2, 4));
     CHECK(out[10] == 510.0 && out[999] == 999.0 * 51);
