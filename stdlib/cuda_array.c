@@ -676,15 +676,16 @@ static NDType typestr_parse(VM *vm, Value v) {
     vm_raise_kind(vm, TypeError, "__cuda_array_interface__: data type '%s' is not supported by gpy arrays", t);
 }
 
-/* d.__cuda_array_interface__ (version 3): shape, strides (None when
-** C-contiguous), data (pointer, read-only), typestr, descr, stream, version.
-** The pointer is the device address on a GPU, host memory on the CPU device. */
 /* d[key] = v with v kept alive while the key is interned. */
 static void set_rooted(VM *vm, Dict *d, const char *key, Value v) {
     vm_push_root(vm, v);
     dict_set_cstr(vm, d, key, v);
     vm_pop_roots(vm, 1);
 }
+
+/* d.__cuda_array_interface__ (version 3): shape, strides (None when
+** C-contiguous), data (pointer, read-only), typestr, descr, stream, version.
+** The pointer is the device address on a GPU, host memory on the CPU device. */
 
 static Value interface_of(VM *vm, Value self) {
     NDArray *a = dev_host(self);
@@ -714,16 +715,17 @@ static Value interface_of(VM *vm, Value self) {
     return OBJ_VAL(d);
 }
 
-/* The bytes [lo, hi) around a's data pointer that its elements cover. */
-static void extent(const NDArray *a, int64_t *lo, int64_t *hi) {
-    *lo = *hi = 0;
-    if (a->size == 0) return;
-    for (int i = 0; i < a->ndim; i++) {
-        int64_t span = (a->shape[i] - 1) * a->strides[i];
-        if (span < 0) *lo += span;
-        else *hi += span;
+/* The bytes [lo, hi) around a's data pointer that its elements cover;
+** ValueError when strides (from an interface dict) overflow. */
+static void extent(VM *vm, const NDArray *a, int64_t *lo, int64_t *hi) {
+    *lo = 0;
+    *hi = a->size ? (int64_t)nd_itemsize(a->dtype) : 0;
+    for (int i = 0; a->size && i < a->ndim; i++) {
+        int64_t span;
+        if (__builtin_mul_overflow(a->shape[i] - 1, a->strides[i], &span) ||
+            __builtin_add_overflow(span < 0 ? *lo : *hi, span, span < 0 ? lo : hi))
+            vm_raise_kind(vm, ValueError, "the strides of a device array reach outside the address space");
     }
-    *hi += (int64_t)nd_itemsize(a->dtype);
 }
 
 Value cuda_devarray_external(VM *vm, NDType dt, uintptr_t ptr, int ndim, const int64_t *shape,
@@ -734,14 +736,14 @@ Value cuda_devarray_external(VM *vm, NDType dt, uintptr_t ptr, int ndim, const i
     if (!ptr && h->size)
         vm_raise_kind(vm, ValueError, "a null pointer cannot hold an array of %lld elements", (long long)h->size);
     if (!gpu) return cuda_devarray_wrap(vm, h);
+    /* an owner whose "allocation" is the span the elements cover, so that
+    ** views and host round trips stay inside it */
+    int64_t lo, hi;
+    extent(vm, h, &lo, &hi);
     vm_push_root(vm, OBJ_VAL(h));
     DevArray *d = gc_alloc_obj(vm, vm->cuda->t_devarray, sizeof(DevArray));
     d->host = OBJ_VAL(h);
     d->owner = NONE_VAL;
-    /* an owner whose "allocation" is the span the elements cover, so that
-    ** views and host round trips stay inside it */
-    int64_t lo, hi;
-    extent(h, &lo, &hi);
     d->dptr = (CUdeviceptr)ptr;
     d->base = (CUdeviceptr)ptr + (CUdeviceptr)lo;
     d->bytes = (size_t)(hi - lo);
@@ -751,7 +753,7 @@ Value cuda_devarray_external(VM *vm, NDType dt, uintptr_t ptr, int ndim, const i
     return OBJ_VAL(d);
 }
 
-/* An int item of a shape or strides tuple. */
+/* A shape or strides (an int or a tuple of ints) into out; returns how many. */
 static int interface_dims(VM *vm, Value v, const char *what, int64_t *out) {
     if (IS_INTLIKE(v)) {
         out[0] = AS_INTLIKE(v);
