@@ -735,11 +735,11 @@ Value cuda_devarray_external(VM *vm, NDType dt, uintptr_t ptr, int ndim, const i
     if (readonly) h->flags &= ~ND_WRITEABLE;
     if (!ptr && h->size)
         vm_raise_kind(vm, ValueError, "a null pointer cannot hold an array of %lld elements", (long long)h->size);
-    if (!gpu) return cuda_devarray_wrap(vm, h);
-    /* an owner whose "allocation" is the span the elements cover, so that
-    ** views and host round trips stay inside it */
     int64_t lo, hi;
     extent(vm, h, &lo, &hi);
+    if (!gpu) return cuda_devarray_wrap(vm, h);
+    /* an owner whose "allocation" is the span [lo, hi) the elements cover,
+    ** so that views and host round trips stay inside it */
     vm_push_root(vm, OBJ_VAL(h));
     DevArray *d = gc_alloc_obj(vm, vm->cuda->t_devarray, sizeof(DevArray));
     d->host = OBJ_VAL(h);
