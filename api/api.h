@@ -27,6 +27,7 @@ struct GpyVM {
     int cap, base, count;
     int kwargs_slot;        /* the running C function's keyword dict slot, or -1 */
     GpyHandle *handles;     /* every live handle (doubly linked) */
+    Type *t_external;       /* api_array.c: the owner of wrapped memory with a release callback */
     /* the last failure: the exception, and its strings made on demand */
     Value error;            /* NONE when none */
     char *error_type, *error_message, *error_traceback;

@@ -355,11 +355,16 @@ typedef struct GpyArray {
 } GpyArray;
 
 /* Wraps host memory as a numpy array in slot: scripts read and write it in
-** place. */
+** place (a read-only one refuses writes as numpy does). Views of it keep the
+** memory in use. On failure (ValueError for a bad description) release is
+** not called: the memory stays the application's. */
 GPY_API GpyStatus gpy_wrap_array(GpyVM *vm, int slot, const GpyArray *array);
 /* Wraps a device pointer (CUdeviceptr of the VM's CUDA context) as a cuda
 ** device array in slot; kernels write straight into it. On the CPU device
-** the pointer is host memory. */
+** the pointer is host memory. gpy never frees it: release, if given, is
+** called as for gpy_wrap_array (at gpy_free, after gpy let go of its CUDA
+** context: make your own current there). readonly refuses host-side writes
+** only. */
 GPY_API GpyStatus gpy_wrap_device_array(GpyVM *vm, int slot, const GpyArray *array);
 /* Describes the numpy or device array in slot (shape and strides point into
 ** the array object: valid while it is alive). TypeError for other values. */

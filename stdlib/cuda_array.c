@@ -278,7 +278,7 @@ static void release(VM *vm, CudaState *st, DevArray *d) {
 
 static void devarray_finalize(VM *vm, Obj *o) {
     DevArray *d = (DevArray *)o;
-    if (!d->base || !vm->cuda) return;
+    if (!d->base || d->borrowed || !vm->cuda) return;
     release(vm, vm->cuda, d);
 }
 
@@ -436,6 +436,7 @@ static NDArray *host_data(VM *vm, Value v) {
 
 /* Writes src (same shape and dtype, checked) into the device array v. */
 static void write_from(VM *vm, Value v, NDArray *src) {
+    if (!(dev_host(v)->flags & ND_WRITEABLE)) vm_raise_kind(vm, ValueError, "assignment destination is read-only");
     if (as_dev(v)->dptr) from_host(vm, v, src);
     else cuda_copy_strided(dev_host(v), src);
 }
@@ -650,6 +651,217 @@ static Value int_tuple(VM *vm, int n, const int64_t *v) {
     return OBJ_VAL(t);
 }
 
+/* ------------------------------------------- __cuda_array_interface__ */
+
+/* numpy's dtype.str: "<f4", "|u1", "|b1". */
+static void typestr_of(NDType dt, char out[8]) {
+    size_t isz = nd_itemsize(dt);
+    char kind = dt == ND_BOOL ? 'b' : nd_is_float(dt) ? 'f' : nd_is_signed(dt) ? 'i' : 'u';
+    snprintf(out, 8, "%c%c%zu", isz == 1 ? '|' : '<', kind, isz);
+}
+
+/* The dtype a typestr names ("<f4", "|b1", "=i8"); raises for the types
+** gpy has no arrays of (complex, structured, big-endian). */
+static NDType typestr_parse(VM *vm, Value v) {
+    if (!IS_STR(vm, v))
+        vm_raise_kind(vm, TypeError, "__cuda_array_interface__: typestr must be a str, not '%s'", vm_type_name(vm, v));
+    const char *t = AS_STR(v)->chars;
+    static const struct { const char *code; NDType dt; } codes[] = {
+        {"b1", ND_BOOL},  {"i1", ND_INT8},  {"i2", ND_INT16},  {"i4", ND_INT32},   {"i8", ND_INT64},   {"u1", ND_UINT8},
+        {"u2", ND_UINT16}, {"u4", ND_UINT32}, {"u8", ND_UINT64}, {"f2", ND_FLOAT16}, {"f4", ND_FLOAT32}, {"f8", ND_FLOAT64},
+    };
+    if (t[0] == '<' || t[0] == '|' || t[0] == '=' || t[0] == '>')
+        for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
+            if (strcmp(t + 1, codes[i].code) == 0 && (t[0] != '>' || nd_itemsize(codes[i].dt) == 1)) return codes[i].dt;
+    vm_raise_kind(vm, TypeError, "__cuda_array_interface__: data type '%s' is not supported by gpy arrays", t);
+}
+
+/* d[key] = v with v kept alive while the key is interned. */
+static void set_rooted(VM *vm, Dict *d, const char *key, Value v) {
+    vm_push_root(vm, v);
+    dict_set_cstr(vm, d, key, v);
+    vm_pop_roots(vm, 1);
+}
+
+/* d.__cuda_array_interface__ (version 3): shape, strides (None when
+** C-contiguous), data (pointer, read-only), typestr, descr, stream, version.
+** The pointer is the device address on a GPU, host memory on the CPU device. */
+
+static Value interface_of(VM *vm, Value self) {
+    NDArray *a = dev_host(self);
+    uintptr_t ptr = as_dev(self)->dptr ? (uintptr_t)as_dev(self)->dptr : (uintptr_t)a->data;
+    char ts[8];
+    typestr_of(a->dtype, ts);
+    Dict *d = dict_new(vm);
+    vm_push_root(vm, OBJ_VAL(d));
+    set_rooted(vm, d, "shape", int_tuple(vm, a->ndim, a->shape));
+    set_rooted(vm, d, "strides", (a->flags & ND_C_CONTIGUOUS) ? NONE_VAL : int_tuple(vm, a->ndim, a->strides));
+    Value data[2] = {INT_VAL((int64_t)ptr), BOOL_VAL(!(a->flags & ND_WRITEABLE))};
+    set_rooted(vm, d, "data", OBJ_VAL(tuple_from_array(vm, 2, data)));
+    Value field[2] = {STR_VAL(str_cstr(vm, "")), NONE_VAL};
+    vm_push_root(vm, field[0]);
+    field[1] = STR_VAL(str_cstr(vm, ts));
+    set_rooted(vm, d, "typestr", field[1]);
+    set_rooted(vm, d, "stream", NONE_VAL);
+    set_rooted(vm, d, "version", INT_VAL(3));
+    vm_push_root(vm, field[1]);
+    Tuple *f = tuple_from_array(vm, 2, field);
+    vm_push_root(vm, OBJ_VAL(f));
+    List *descr = list_new(vm, 1);
+    vm_push_root(vm, OBJ_VAL(descr));
+    list_append(vm, descr, OBJ_VAL(f));
+    dict_set_cstr(vm, d, "descr", OBJ_VAL(descr));
+    vm_pop_roots(vm, 5);
+    return OBJ_VAL(d);
+}
+
+/* The bytes [lo, hi) around a's data pointer that its elements cover;
+** ValueError when strides (from an interface dict) overflow. */
+static void extent(VM *vm, const NDArray *a, int64_t *lo, int64_t *hi) {
+    *lo = 0;
+    *hi = a->size ? (int64_t)nd_itemsize(a->dtype) : 0;
+    for (int i = 0; a->size && i < a->ndim; i++) {
+        int64_t span;
+        if (__builtin_mul_overflow(a->shape[i] - 1, a->strides[i], &span) ||
+            __builtin_add_overflow(span < 0 ? *lo : *hi, span, span < 0 ? lo : hi))
+            vm_raise_kind(vm, ValueError, "the strides of a device array reach outside the address space");
+    }
+}
+
+Value cuda_devarray_external(VM *vm, NDType dt, uintptr_t ptr, int ndim, const int64_t *shape,
+                             const int64_t *strides, bool readonly, Value keep) {
+    GpuCuda *gpu = cuda_gpu(vm);
+    NDArray *h = nd_wrap(vm, dt, (void *)ptr, ndim, shape, strides, keep);
+    if (readonly) h->flags &= ~ND_WRITEABLE;
+    if (!ptr && h->size)
+        vm_raise_kind(vm, ValueError, "a null pointer cannot hold an array of %lld elements", (long long)h->size);
+    int64_t lo, hi;
+    extent(vm, h, &lo, &hi);
+    if (!gpu) return cuda_devarray_wrap(vm, h);
+    /* an owner whose "allocation" is the span [lo, hi) the elements cover,
+    ** so that views and host round trips stay inside it */
+    vm_push_root(vm, OBJ_VAL(h));
+    DevArray *d = gc_alloc_obj(vm, vm->cuda->t_devarray, sizeof(DevArray));
+    d->host = OBJ_VAL(h);
+    d->owner = NONE_VAL;
+    d->dptr = (CUdeviceptr)ptr;
+    d->base = (CUdeviceptr)ptr + (CUdeviceptr)lo;
+    d->bytes = (size_t)(hi - lo);
+    d->gen = vm->cuda->gen;
+    d->borrowed = true;
+    vm_pop_roots(vm, 1);
+    return OBJ_VAL(d);
+}
+
+/* A shape or strides (an int or a tuple of ints) into out; returns how many. */
+static int interface_dims(VM *vm, Value v, const char *what, int64_t *out) {
+    if (IS_INTLIKE(v)) {
+        out[0] = AS_INTLIKE(v);
+        return 1;
+    }
+    if (!IS_TUPLE(vm, v) && !IS_LIST(vm, v))
+        vm_raise_kind(vm, TypeError, "__cuda_array_interface__: %s must be a tuple of ints, not '%s'", what,
+                      vm_type_name(vm, v));
+    int64_t n = IS_TUPLE(vm, v) ? AS_TUPLE(v)->len : AS_LIST(v)->len;
+    Value *items = IS_TUPLE(vm, v) ? AS_TUPLE(v)->items : AS_LIST(v)->items;
+    if (n > ND_MAXDIM)
+        vm_raise_kind(vm, ValueError, "maximum supported dimension for an ndarray is currently %d, found %lld",
+                      ND_MAXDIM, (long long)n);
+    for (int64_t i = 0; i < n; i++) out[i] = vm_to_index(vm, items[i]);
+    return (int)n;
+}
+
+/* A required key of the interface dict (KeyError as desc['shape'] raises). */
+static Value interface_key(VM *vm, Dict *desc, const char *key) {
+    Value v = dict_get_cstr(vm, desc, key);
+    if (IS_EMPTY(v)) vm_raise_kind(vm, KeyError, "%s", key);
+    return v;
+}
+
+/* from_cuda_array_interface(desc, owner, sync): the device array viewing
+** the memory desc describes, owner kept alive. */
+static Value from_interface(VM *vm, Value desc, Value owner, bool sync) {
+    if (!IS_DICT(vm, desc))
+        vm_raise_kind(vm, TypeError, "__cuda_array_interface__ must be a dict, not '%s'", vm_type_name(vm, desc));
+    Dict *d = AS_DICT(desc);
+    Value version = dict_get_cstr(vm, d, "version");
+    if (!IS_INTLIKE(version))
+        vm_raise_kind(vm, TypeError, "'<=' not supported between instances of 'int' and '%s'",
+                      IS_EMPTY(version) ? "NoneType" : vm_type_name(vm, version));
+    Value mask = dict_get_cstr(vm, d, "mask");
+    if (AS_INTLIKE(version) >= 1 && !IS_EMPTY(mask) && !IS_NONE(mask))
+        vm_raise_kind(vm, NotImplementedError, "Masked arrays are not supported");
+    int64_t shape[ND_MAXDIM], strides[ND_MAXDIM];
+    int ndim = interface_dims(vm, interface_key(vm, d, "shape"), "shape", shape);
+    Value sv = dict_get_cstr(vm, d, "strides");
+    bool has_strides = !IS_EMPTY(sv) && !IS_NONE(sv);
+    if (has_strides && interface_dims(vm, sv, "strides", strides) != ndim)
+        vm_raise_kind(vm, ValueError, "__cuda_array_interface__: strides and shape have different lengths");
+    NDType dt = typestr_parse(vm, interface_key(vm, d, "typestr"));
+    Value data = interface_key(vm, d, "data");
+    if (!IS_TUPLE(vm, data) || AS_TUPLE(data)->len != 2 || !IS_INTLIKE(AS_TUPLE(data)->items[0]))
+        vm_raise_kind(vm, TypeError, "__cuda_array_interface__: data must be a tuple (pointer, read_only)");
+    uintptr_t ptr = (uintptr_t)AS_INTLIKE(AS_TUPLE(data)->items[0]);
+    bool readonly = vm_truthy(vm, AS_TUPLE(data)->items[1]);
+    Value stream = dict_get_cstr(vm, d, "stream");
+    if (!IS_EMPTY(stream) && !IS_NONE(stream)) {
+        if (!IS_INTLIKE(stream) || AS_INTLIKE(stream) == 0)
+            vm_raise_kind(vm, ValueError, "__cuda_array_interface__: stream must be None or a nonzero int");
+        GpuCuda *gpu = cuda_gpu(vm);
+        char err[GPU_CUDA_ERRSIZE];
+        /* the producer's work on that stream finishes before the consumer's (the spec's synchronization) */
+        if (gpu && sync)
+            check(vm, gpu_cuda_stream_synchronize(gpu, (CUstream)(uintptr_t)AS_INTLIKE(stream), err, sizeof err), err);
+    }
+    return cuda_devarray_external(vm, dt, ptr, ndim, shape, has_strides ? strides : NULL, readonly, owner);
+}
+
+Value cuda_interface_array(VM *vm, Value v) {
+    Value desc = vm_getattr_opt(vm, v, cstr_name(vm, "__cuda_array_interface__"));
+    if (IS_EMPTY(desc)) return EMPTY_VAL;
+    vm_push_root(vm, desc);
+    Value r = from_interface(vm, desc, v, true);
+    vm_pop_roots(vm, 1);
+    return r;
+}
+
+/* cuda.from_cuda_array_interface(desc, owner=None, sync=True) */
+Value cuda_f_from_cuda_array_interface(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    Value owner = kw_take(vm, kwargs, "owner");
+    Value sync = kw_take(vm, kwargs, "sync");
+    Value desc = kw_take(vm, kwargs, "desc");
+    kw_done(vm, "from_cuda_array_interface", kwargs);
+    if (argc > 3)
+        vm_raise_kind(vm, TypeError, "from_cuda_array_interface() takes from 1 to 3 positional arguments but %d were given", argc);
+    if (argc >= 1) desc = argv[0];
+    if (argc >= 2) owner = argv[1];
+    if (argc >= 3) sync = argv[2];
+    if (IS_EMPTY(desc))
+        vm_raise_kind(vm, TypeError, "from_cuda_array_interface() missing 1 required positional argument: 'desc'");
+    return from_interface(vm, desc, IS_EMPTY(owner) ? NONE_VAL : owner, IS_EMPTY(sync) || vm_truthy(vm, sync));
+}
+
+/* cuda.as_cuda_array(obj, sync=True) */
+Value cuda_f_as_cuda_array(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    Value sync = kw_take(vm, kwargs, "sync");
+    kw_done(vm, "as_cuda_array", kwargs);
+    arg_count(vm, "as_cuda_array", argc, 1, 2);
+    if (argc >= 2) sync = argv[1];
+    Value desc = vm_getattr_opt(vm, argv[0], cstr_name(vm, "__cuda_array_interface__"));
+    if (IS_EMPTY(desc)) vm_raise_kind(vm, TypeError, "*obj* doesn't implement the cuda array interface.");
+    vm_push_root(vm, desc);
+    Value r = from_interface(vm, desc, argv[0], IS_EMPTY(sync) || vm_truthy(vm, sync));
+    vm_pop_roots(vm, 1);
+    return r;
+}
+
+/* cuda.is_cuda_array(obj): whether obj has __cuda_array_interface__. */
+Value cuda_f_is_cuda_array(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    kw_none(vm, "is_cuda_array", kwargs);
+    arg_count(vm, "is_cuda_array", argc, 1, 1);
+    return BOOL_VAL(!IS_EMPTY(vm_getattr_opt(vm, argv[0], cstr_name(vm, "__cuda_array_interface__"))));
+}
+
 static Value dev_getattr(VM *vm, Value self, Str *name) {
     NDArray *a = dev_host(self);
     const char *n = name->chars;
@@ -661,6 +873,7 @@ static Value dev_getattr(VM *vm, Value self, Str *name) {
     if (strcmp(n, "nbytes") == 0 || strcmp(n, "alloc_size") == 0)
         return INT_VAL(a->size * (int64_t)nd_itemsize(a->dtype));
     if (strcmp(n, "itemsize") == 0) return INT_VAL((int64_t)nd_itemsize(a->dtype));
+    if (strcmp(n, "__cuda_array_interface__") == 0) return interface_of(vm, self);
     return generic_getattr(vm, self, name);
 }
 
@@ -779,6 +992,7 @@ static void gpu_setitem(VM *vm, Value self, Value key, Value value) {
 
 static void dev_setitem(VM *vm, Value self, Value key, Value value) {
     if (IS_EMPTY(value)) vm_raise_kind(vm, TypeError, "device arrays do not support item deletion");
+    if (!(dev_host(self)->flags & ND_WRITEABLE)) vm_raise_kind(vm, ValueError, "assignment destination is read-only");
     if (as_dev(self)->dptr) {
         gpu_setitem(vm, self, key, value);
         return;

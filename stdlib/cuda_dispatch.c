@@ -753,6 +753,18 @@ static void parse_dim3(VM *vm, Value v, uint32_t out[3], const char *what) {
     }
 }
 
+/* Raises unless l's block and grid are within a GPU's limits. */
+static void check_limits(VM *vm, const Launch *l) {
+    uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
+    if (l->block[0] > 1024 || l->block[1] > 1024 || l->block[2] > 64 || threads > 1024)
+        vm_raise_kind(vm, ValueError, "blockdim (%u, %u, %u) exceeds the limits of a block (1024 threads; z ≤ 64)",
+                      l->block[0], l->block[1], l->block[2]);
+    if (l->grid[0] > 0x7fffffff) vm_raise_kind(vm, ValueError, "griddim is too large: %u", l->grid[0]);
+    if (l->grid[1] > 65535 || l->grid[2] > 65535)
+        vm_raise_kind(vm, ValueError, "griddim (%u, %u, %u): y and z must be at most 65535", l->grid[0], l->grid[1],
+                      l->grid[2]);
+}
+
 static Value disp_getitem(VM *vm, Value self, Value key) {
     Dispatcher *d = as_disp(self);
     if (d->device)
@@ -766,18 +778,12 @@ static Value disp_getitem(VM *vm, Value self, Value key) {
     l->stream = t->len >= 3 ? t->items[2] : NONE_VAL;
     parse_dim3(vm, t->items[0], l->grid, "griddim");
     parse_dim3(vm, t->items[1], l->block, "blockdim");
-    uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
-    if (l->block[0] > 1024 || l->block[1] > 1024 || l->block[2] > 64 || threads > 1024)
-        vm_raise_kind(vm, ValueError, "blockdim (%u, %u, %u) exceeds the limits of a block (1024 threads; z ≤ 64)",
-                      l->block[0], l->block[1], l->block[2]);
-    if (l->grid[1] > 65535 || l->grid[2] > 65535)
-        vm_raise_kind(vm, ValueError, "griddim (%u, %u, %u): y and z must be at most 65535", l->grid[0], l->grid[1],
-                      l->grid[2]);
     if (t->len == 4) {
         int64_t sh = arg_int(vm, "launch", t->items[3]);
         if (sh < 0 || sh > (1 << 20)) vm_raise_kind(vm, ValueError, "dynamic shared memory size %lld is out of range", (long long)sh);
         l->dyn_shared = (size_t)sh;
     }
+    check_limits(vm, l);
     return OBJ_VAL(l);
 }
 
@@ -897,20 +903,33 @@ static bool launch_is_narrow(VM *vm, Launch *l, int argc, Value *argv) {
     return true;
 }
 
-/* Runs one launch: types, cache, marshalling, CPU device. */
-static Value launch_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs) {
-    Launch *l = (Launch *)AS_OBJ(self);
+/* Runs one launch: types, cache, marshalling, CPU device. argv may be
+** replaced by conv (an object carrying __cuda_array_interface__ becomes a
+** device array viewing its memory, as Numba does). */
+static Value launch_run(VM *vm, Launch *l, int argc, Value *argv) {
     Dispatcher *d = as_disp(l->disp);
     CudaState *st = vm->cuda;
-    if (kwargs && kwargs->count > 0) vm_raise_kind(vm, TypeError, "kernels take no keyword arguments");
     Proto *p = disp_fn(d)->proto;
     if (argc != p->nparams || argc > MAX_ARGS)
         vm_raise_kind(vm, TypeError, "kernel '%s' takes %d argument%s (%d given)", disp_name(d), p->nparams,
                       p->nparams == 1 ? "" : "s", argc);
     const JType *tys[MAX_ARGS];
     char err[512];
+    Value conv[MAX_ARGS];
+    int nconv = 0;
     for (int i = 0; i < argc; i++) {
         tys[i] = arg_type(vm, st, argv[i], err, sizeof err);
+        if (tys[i]) continue;
+        Value c = cuda_interface_array(vm, argv[i]);
+        if (IS_EMPTY(c)) vm_raise_kind(vm, TypeError, "kernel '%s' argument %d: %s", disp_name(d), i + 1, err);
+        if (argv != conv) {
+            memcpy(conv, argv, (size_t)argc * sizeof(Value));
+            argv = conv;
+        }
+        conv[i] = c;
+        vm_push_root(vm, c);
+        nconv++;
+        tys[i] = arg_type(vm, st, c, err, sizeof err);
         if (!tys[i]) vm_raise_kind(vm, TypeError, "kernel '%s' argument %d: %s", disp_name(d), i + 1, err);
     }
     bool narrow = !d->eager && !d->debug && launch_is_narrow(vm, l, argc, argv);
@@ -931,7 +950,11 @@ static Value launch_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs
     m.gpu = s->gpu ? st->gpu : NULL;
     m.plan = s->gpu ? s->plan : NULL;
     m.status = 0;
-    if (m.gpu) return launch_gpu(vm, l, d, s, &m, argc, argv);
+    if (m.gpu) {
+        launch_gpu(vm, l, d, s, &m, argc, argv);
+        vm_pop_roots(vm, nconv);
+        return NONE_VAL;
+    }
     Value staged[MAX_ARGS]; /* small host arrays run on fenced copies (cuda_array.c) */
     int nstaged = cuda_cpu_stage(vm, argc, argv, staged);
     for (int i = 0; i < argc; i++)
@@ -982,7 +1005,34 @@ static Value launch_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs
         compiler_debug_reset(k);
         vm_raise_kind(vm, IndexError, "%s", msg);
     }
+    vm_pop_roots(vm, nconv);
     return NONE_VAL;
+}
+
+static Value launch_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs) {
+    if (kwargs && kwargs->count > 0) vm_raise_kind(vm, TypeError, "kernels take no keyword arguments");
+    return launch_run(vm, (Launch *)AS_OBJ(self), argc, argv);
+}
+
+void cuda_launch(VM *vm, Value kernel, const uint32_t grid[3], const uint32_t block[3], size_t shared_bytes,
+                 Value stream, int argc, Value *argv) {
+    if (!is_disp(vm, kernel))
+        vm_raise_kind(vm, TypeError, "'%s' object is not a kernel (a @cuda.jit function)", vm_type_name(vm, kernel));
+    Dispatcher *d = as_disp(kernel);
+    if (d->device)
+        vm_raise_kind(vm, TypeError, "device function '%s' cannot be launched: only kernels are launched", disp_name(d));
+    /* what k[grid, block, stream, shared] makes, on the C stack: no object per launch */
+    Launch l = {.disp = kernel, .stream = stream, .dyn_shared = shared_bytes};
+    for (int i = 0; i < 3; i++) {
+        if (!grid[i] || !block[i])
+            vm_raise_kind(vm, ValueError, "%s must be positive in every dimension, got 0", !grid[i] ? "griddim" : "blockdim");
+        l.grid[i] = grid[i];
+        l.block[i] = block[i];
+    }
+    if (shared_bytes > (1 << 20))
+        vm_raise_kind(vm, ValueError, "dynamic shared memory size %zu is out of range", shared_bytes);
+    check_limits(vm, &l);
+    launch_run(vm, &l, argc, argv);
 }
 
 static void launch_mark(VM *vm, Obj *o) {

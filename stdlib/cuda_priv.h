@@ -10,7 +10,7 @@
 **   cuda_dispatch.c  @cuda.jit dispatchers: signatures, the compile cache,
 **                    argument marshalling, launch on the CPU device or GPU
 **   cuda_ufunc.c     numba.vectorize and cuda.reduce (gpy source generating kernels)
-** Nothing outside stdlib/cuda*.c includes this header.
+** Nothing outside stdlib/cuda*.c includes this header (api/ uses cuda_embed.h).
 */
 #ifndef GPY_STDLIB_CUDA_PRIV_H
 #define GPY_STDLIB_CUDA_PRIV_H
@@ -18,6 +18,7 @@
 #include "../gpu/cpu_device.h"
 #include "../gpu/cuda_driver.h"
 #include "../jit/jit.h"
+#include "cuda_embed.h"
 #include "ndarray.h"
 #include "stdlib_priv.h"
 
@@ -86,15 +87,15 @@ typedef struct DevArray {
     CUdeviceptr base;  /* GPU owner: the allocation */
     size_t bytes;      /* GPU owner: its size */
     uint32_t gen;      /* CudaState.gen when allocated */
+    bool borrowed;     /* GPU owner of memory gpy did not allocate (cuda_devarray_external): never freed */
     struct DevArray *prev, *next; /* GPU owners: CudaState.allocations */
 } DevArray;
 void cuda_array_init(VM *vm, CudaState *st);
-/* True when v is a device array. */
-bool cuda_is_devarray(VM *vm, Value v);
 /* A device array holding a (no copy). */
 Value cuda_devarray_wrap(VM *vm, NDArray *a);
-/* The NDArray behind a host or device array; NULL when v is neither. */
-NDArray *cuda_array_of(VM *vm, Value v);
+/* The device array viewing the memory that v's __cuda_array_interface__
+** describes (v kept alive), or EMPTY when v carries no such attribute. */
+Value cuda_interface_array(VM *vm, Value v);
 /* GPU: frees the device memory of every live device array (vm_free). */
 void cuda_array_free_all(VM *vm, CudaState *st);
 /* GPU: the device address of a device array's data. */
@@ -126,6 +127,9 @@ Value cuda_f_device_array_like(VM *vm, int argc, Value *argv, Dict *kwargs);
 Value cuda_f_pinned_array(VM *vm, int argc, Value *argv, Dict *kwargs);
 Value cuda_f_mapped_array(VM *vm, int argc, Value *argv, Dict *kwargs);
 Value cuda_f_managed_array(VM *vm, int argc, Value *argv, Dict *kwargs);
+Value cuda_f_as_cuda_array(VM *vm, int argc, Value *argv, Dict *kwargs);
+Value cuda_f_from_cuda_array_interface(VM *vm, int argc, Value *argv, Dict *kwargs);
+Value cuda_f_is_cuda_array(VM *vm, int argc, Value *argv, Dict *kwargs);
 
 /* ---- cuda_dispatch.c ---- */
 void cuda_dispatch_init(VM *vm, CudaState *st);
