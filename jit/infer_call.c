@@ -108,7 +108,7 @@ static void require_scalar(Pass *p, AstNode *a, const JType *t, const char *what
 static int dtype_arg(Pass *p, AstNode *a) {
     if (a->kind == AST_STR) {
         inf_set_type(p, a, S(p, JK_STRING));
-        return jit_dtype_by_name(a->u.str.s);
+        return dtype_from_numpy_str(a->u.str.s);
     }
     const JType *t = inf_expr(p, a);
     if (!t) return DTYPE_UNKNOWN;

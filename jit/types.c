@@ -173,10 +173,6 @@ const JType *jt_module(VM *vm, const char *path) {
     return intern(vm, &key);
 }
 
-static const char *const scalar_names[] = {
-    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float16", "float32", "float64",
-};
 
 /* Appends to buf at *pos, truncating safely. */
 static void put(char *buf, size_t size, size_t *pos, const char *s) {
@@ -197,7 +193,7 @@ static void name_into(const JType *t, char *buf, size_t size, size_t *pos) {
         return;
     }
     if (t->kind <= JK_FLOAT64) {
-        put(buf, size, pos, scalar_names[t->kind]);
+        put(buf, size, pos, dtype_name((NDType)t->kind));
         return;
     }
     switch (t->kind) {
@@ -205,7 +201,7 @@ static void name_into(const JType *t, char *buf, size_t size, size_t *pos) {
     case JK_NONE: put(buf, size, pos, "none"); break;
     case JK_ARRAY:
         snprintf(tmp, sizeof tmp, "array(%s, %dd, %c)",
-                 (int)t->dtype < ND__COUNT ? scalar_names[t->dtype] : "?", (int)t->ndim, t->layout);
+                 dtype_name(t->dtype), (int)t->ndim, t->layout);
         put(buf, size, pos, tmp);
         break;
     case JK_TUPLE: {
@@ -229,7 +225,7 @@ static void name_into(const JType *t, char *buf, size_t size, size_t *pos) {
     }
     case JK_RANGE: put(buf, size, pos, "range_state_int64"); break;
     case JK_DTYPE:
-        snprintf(tmp, sizeof tmp, "class(%s)", (int)t->dtype < ND__COUNT ? scalar_names[t->dtype] : "?");
+        snprintf(tmp, sizeof tmp, "class(%s)", dtype_name(t->dtype));
         put(buf, size, pos, tmp);
         break;
     case JK_FUNCTION: {

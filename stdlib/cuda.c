@@ -636,17 +636,6 @@ void cuda_hook_order(VM *vm) {
     vm->free_hooks[n - 1] = cuda_free_hook;
 }
 
-static const struct {
-    const char *name;
-    NDType dt;
-} scalar_names[] = {
-    {"float16", ND_FLOAT16}, {"float32", ND_FLOAT32}, {"float64", ND_FLOAT64}, {"int8", ND_INT8},
-    {"int16", ND_INT16},     {"int32", ND_INT32},     {"int64", ND_INT64},     {"uint8", ND_UINT8},
-    {"uint16", ND_UINT16},   {"uint32", ND_UINT32},   {"uint64", ND_UINT64},   {"boolean", ND_BOOL},
-    {"bool_", ND_BOOL},      {"intp", ND_INT64},      {"uintp", ND_UINT64},    {"double", ND_FLOAT64},
-    {"f4", ND_FLOAT32},      {"f8", ND_FLOAT64},      {"i4", ND_INT32},        {"i8", ND_INT64},
-};
-
 /* Builds the cuda module and its types (called once per VM). */
 static void build_cuda(VM *vm, CudaState *st) {
     Type *t = type_new_builtin(vm, "cuda_intrinsic", vm->t_object, 0);
@@ -769,8 +758,11 @@ static Module *build_numba(VM *vm) {
     module_add_function(vm, m, "njit", f_host_jit);
     module_add_function(vm, m, "vectorize", cuda_f_vectorize);
     module_add_function(vm, m, "guvectorize", cuda_f_guvectorize);
-    for (size_t i = 0; i < sizeof scalar_names / sizeof scalar_names[0]; i++)
-        dict_set_cstr(vm, m->dict, scalar_names[i].name, nd_scalar_type(vm, scalar_names[i].dt));
+    /* numba.float32, numba.intc, numba.byte (uint8) ...: numba's type names */
+    size_t nalias;
+    const DTypeAlias *alias = dtype_aliases(&nalias);
+    for (size_t i = 0; i < nalias; i++)
+        if (alias[i].numba >= 0) dict_set_cstr(vm, m->dict, alias[i].name, nd_scalar_type(vm, alias[i].numba));
     return m;
 }
 

@@ -177,21 +177,6 @@ static void types_str(const JType *const *tys, int n, char *buf, size_t size) {
 
 /* ------------------------------------------------------------ signatures */
 
-static const struct {
-    const char *name;
-    JKind kind;
-} type_names[] = {
-    {"void", JK_VOID},       {"none", JK_VOID},       {"boolean", JK_BOOL},    {"bool_", JK_BOOL},
-    {"b1", JK_BOOL},         {"int8", JK_INT8},       {"int16", JK_INT16},     {"int32", JK_INT32},
-    {"int64", JK_INT64},     {"uint8", JK_UINT8},     {"uint16", JK_UINT16},   {"uint32", JK_UINT32},
-    {"uint64", JK_UINT64},   {"float16", JK_FLOAT16}, {"float32", JK_FLOAT32}, {"float64", JK_FLOAT64},
-    {"i1", JK_INT8},         {"i2", JK_INT16},        {"i4", JK_INT32},        {"i8", JK_INT64},
-    {"u1", JK_UINT8},        {"u2", JK_UINT16},       {"u4", JK_UINT32},       {"u8", JK_UINT64},
-    {"f2", JK_FLOAT16},      {"f4", JK_FLOAT32},      {"f8", JK_FLOAT64},      {"intp", JK_INT64},
-    {"uintp", JK_UINT64},    {"int_", JK_INT64},      {"float_", JK_FLOAT32},  {"double", JK_FLOAT64},
-    {"uint", JK_UINT64},     {"byte", JK_UINT8},
-};
-
 static void skip_ws(const char **p) {
     while (**p == ' ' || **p == '\t' || **p == '\n') (*p)++;
 }
@@ -207,9 +192,9 @@ static const JType *parse_type(VM *vm, const char **p, char *err, size_t errsize
         snprintf(err, errsize, "expected a type name at '%.20s'", s);
         return NULL;
     }
-    int kind = -1;
-    for (size_t i = 0; i < sizeof type_names / sizeof type_names[0]; i++)
-        if (strlen(type_names[i].name) == n && memcmp(type_names[i].name, s, n) == 0) kind = (int)type_names[i].kind;
+    /* numba's type names (contracts/dtype.h), plus its two names for no value */
+    int kind = dtype_from_numba_name(s, n);
+    if ((n == 4 && memcmp(s, "void", 4) == 0) || (n == 4 && memcmp(s, "none", 4) == 0)) kind = JK_VOID;
     if (kind < 0) {
         snprintf(err, errsize, "unknown type '%.*s'", (int)n, s);
         return NULL;
