@@ -11,4 +11,7 @@
 ** (math, numpy, time, sys, os, random, cuda/numba) registered for import. */
 void stdlib_open_libs(VM *vm);
 
+/* stdlib/cuda.c: which device would run kernels, for gpy --version (no VM needed) */
+const char *cuda_device_description(char *buf, size_t size);
+
 #endif
