@@ -257,6 +257,7 @@ static bool load_cpu(VM *vm, JitKernel *k, const char *ir, const JitCachedCode *
         LLVMDisposeErrorMessage(msg);
         return false;
     }
+    jit_cpu_describe(k);
     return true;
 }
 
