@@ -17,7 +17,6 @@
 #include "vm.h"
 #include "../contracts/dtype.h"
 #include "../contracts/kernel_abi.h"
-#include "../stdlib/ndarray.h"
 
 /* ------------------------------------------------------------------ types */
 
@@ -64,9 +63,18 @@ const char *jt_name(const JType *t, char *buf, size_t size);
 /* The type of a host value passed as a kernel argument; NULL (and a message
 ** in err) when it cannot be passed. Python int → int64, float → float64,
 ** bool → bool, numpy scalars → their dtype, arrays → array(dtype, ndim,
-** 'C' when C-contiguous else 'A'), device arrays likewise, tuples of those.
-** Implemented by the cuda module (stdlib/cuda*.c), which knows device arrays. */
+** 'C' when C-contiguous else 'A'), device arrays likewise, tuples of at
+** most JIT_MAX_TUPLE_ARG of those (jit/typeof.c; arrays and numpy scalars
+** as the host sees them, jit/host.h). */
+#define JIT_MAX_TUPLE_ARG 64
 const JType *jt_of_value(VM *vm, Value v, char *err, size_t errsize);
+/* Parses a Numba signature string "void(float32[:], int64)" (jit/signature.c).
+** Returns the number of arguments (types in out, return type in *ret), or
+** -1 with a message in err. */
+int jit_parse_signature(VM *vm, const char *s, const JType **out, int max, const JType **ret, char *err,
+                        size_t errsize);
+/* Whether a signature's parameter type s takes an argument of type a. */
+bool jit_signature_param_accepts(const JType *s, const JType *a);
 static inline bool jt_is_scalar(const JType *t) { return t->kind <= JK_FLOAT64; }
 static inline bool jt_is_int(const JType *t) { return t->kind >= JK_INT8 && t->kind <= JK_UINT64; }
 static inline bool jt_is_float(const JType *t) { return t->kind >= JK_FLOAT16 && t->kind <= JK_FLOAT64; }
@@ -308,15 +316,5 @@ void jit_prepared_free(JitPrepared *p);
 ** mangled name; *ret receives the return type. NULL with err on failure. */
 char *jit_compile_ptx_device(VM *vm, Function *fn, int nargs, const JType *const *argtypes, int cc,
                              bool fastmath, const JType **ret, char *err, size_t errsize);
-
-/* ----------------------------------------------- hooks the cuda module provides
-** (stdlib/cuda.c) so inference can recognise decorated functions in globals. */
-/* The Python function behind a @cuda.jit dispatcher (kernel or device
-** function), or NULL when v is not one. *is_device tells which. */
-Function *cuda_dispatcher_function(VM *vm, Value v, bool *is_device);
-/* False (and why in err) when v is a device function declared with
-** signatures none of which takes these argument types. */
-bool cuda_device_signatures_accept(VM *vm, Value v, int nargs, const JType *const *argtypes, char *err,
-                                   size_t errsize);
 
 #endif

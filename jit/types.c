@@ -9,11 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host.h"
 #include "jit.h"
 
 #define NSINGLE (JK_STRING + 1)
 
 struct JitTypes {
+    const JitHost *host;   /* jit_set_host (kept here: the compiler's per-VM state in libgpy) */
     JType single[NSINGLE]; /* scalars, void, none, range, string */
     JType **set;           /* compound types; cap a power of two */
     size_t cap, count;
@@ -44,6 +46,11 @@ static struct JitTypes *types_of(VM *vm) {
     vm->jit_types = jt;
     vm_on_free(vm, types_free);
     return jt;
+}
+
+const struct JitHost **jit_host_slot(VM *vm) {
+    struct JitTypes *jt = types_of(vm);
+    return jt ? &jt->host : NULL;
 }
 
 const JType *jt_scalar(VM *vm, JKind k) {

@@ -736,6 +736,7 @@ CudaState *cuda_state(VM *vm) {
     CudaState *st = calloc(1, sizeof *st);
     if (!st) vm_throw(vm, vm->memory_error);
     vm->cuda = st;
+    jit_set_host(vm, &cuda_jit_host);
     cuda_hook_order(vm);
     build_cuda(vm, st);
     cuda_jit_preload(st); /* LLVM loads while the program goes on to its first compile */

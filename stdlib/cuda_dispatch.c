@@ -96,52 +96,12 @@ static int numpy_scalar_dtype(VM *vm, Value v) {
     return -1;
 }
 
-/* The interned type of an array argument, from the per-VM table when it fits. */
-static const JType *array_type(VM *vm, CudaState *st, NDArray *a) {
-    char layout = (a->flags & ND_C_CONTIGUOUS) ? 'C' : 'A';
-    if (a->ndim < 8) {
-        const JType **slot = &st->array_types[a->dtype][a->ndim][layout == 'C' ? 0 : 1];
-        if (!*slot) *slot = jt_array(vm, a->dtype, a->ndim, layout);
-        return *slot;
-    }
-    return jt_array(vm, a->dtype, a->ndim, layout);
-}
-
-static const JType *scalar_type(VM *vm, CudaState *st, NDType dt) {
-    if (!st->scalar_types[dt]) st->scalar_types[dt] = jt_scalar(vm, (JKind)dt);
-    return st->scalar_types[dt];
-}
-
-const JType *jt_of_value(VM *vm, Value v, char *err, size_t errsize) {
-    CudaState *st = cuda_state(vm);
-    if (IS_BOOL(v)) return scalar_type(vm, st, ND_BOOL);
-    if (IS_INT(v)) return scalar_type(vm, st, ND_INT64);
-    if (IS_FLOAT(v)) return scalar_type(vm, st, ND_FLOAT64);
-    NDArray *a = cuda_array_of(vm, v);
-    if (a) {
-        if (a->dtype == ND_FLOAT16) {
-            snprintf(err, errsize, "float16 arrays cannot be passed to kernels yet");
-            return NULL;
-        }
-        return array_type(vm, st, a);
-    }
-    if (IS_TUPLE(vm, v)) {
-        Tuple *t = AS_TUPLE(v);
-        if (t->len > MAX_ARGS) {
-            snprintf(err, errsize, "tuple of %lld elements is too long for a kernel argument", (long long)t->len);
-            return NULL;
-        }
-        const JType *elems[MAX_ARGS];
-        for (int64_t i = 0; i < t->len; i++) {
-            elems[i] = jt_of_value(vm, t->items[i], err, errsize);
-            if (!elems[i]) return NULL;
-        }
-        return jt_tuple(vm, (int)t->len, elems);
-    }
-    int dt = numpy_scalar_dtype(vm, v);
-    if (dt >= 0 && dt != ND_FLOAT16) return scalar_type(vm, st, (NDType)dt);
-    snprintf(err, errsize, "cannot pass a value of type '%s' to a kernel", vm_type_name(vm, v));
-    return NULL;
+/* Keeps the types the launch loop meets most (arrays up to 7-d, int, float)
+** where arg_type finds them without asking the compiler. */
+static void remember_type(CudaState *st, const JType *t) {
+    if (!t) return;
+    if (t->kind == JK_ARRAY && t->ndim < 8) st->array_types[t->dtype][t->ndim][t->layout == 'C' ? 0 : 1] = t;
+    else if (t->kind == JK_INT64 || t->kind == JK_FLOAT64) st->scalar_types[t->kind] = t;
 }
 
 /* The fast path of jt_of_value for the launch loop. */
@@ -160,7 +120,9 @@ static inline const JType *arg_type(VM *vm, CudaState *st, Value v, char *err, s
     } else if (IS_FLOAT(v) && st->scalar_types[ND_FLOAT64]) {
         return st->scalar_types[ND_FLOAT64];
     }
-    return jt_of_value(vm, v, err, errsize);
+    const JType *t = jt_of_value(vm, v, err, errsize);
+    remember_type(st, t);
+    return t;
 }
 
 /* "(array(float32, 1d, C), int64)" */
@@ -175,158 +137,8 @@ static void types_str(const JType *const *tys, int n, char *buf, size_t size) {
     if (len < size) snprintf(buf + len, size - len, ")");
 }
 
-/* ------------------------------------------------------------ signatures */
-
-static void skip_ws(const char **p) {
-    while (**p == ' ' || **p == '\t' || **p == '\n') (*p)++;
-}
-
-/* One type of a signature: a scalar name, optionally [:, ::1]-style dims. */
-static const JType *parse_type(VM *vm, const char **p, char *err, size_t errsize) {
-    skip_ws(p);
-    const char *s = *p;
-    while ((**p >= 'a' && **p <= 'z') || (**p >= 'A' && **p <= 'Z') || (**p >= '0' && **p <= '9') || **p == '_')
-        (*p)++;
-    size_t n = (size_t)(*p - s);
-    if (n == 0) {
-        snprintf(err, errsize, "expected a type name at '%.20s'", s);
-        return NULL;
-    }
-    /* numba's type names (contracts/dtype.h), plus its two names for no value */
-    int kind = dtype_from_numba_name(s, n);
-    if ((n == 4 && memcmp(s, "void", 4) == 0) || (n == 4 && memcmp(s, "none", 4) == 0)) kind = JK_VOID;
-    if (kind < 0) {
-        snprintf(err, errsize, "unknown type '%.*s'", (int)n, s);
-        return NULL;
-    }
-    skip_ws(p);
-    if (**p != '[') return jt_scalar(vm, (JKind)kind);
-    if (kind == JK_VOID) {
-        snprintf(err, errsize, "arrays of void are not a type");
-        return NULL;
-    }
-    (*p)++;
-    int ndim = 0, contig_at = -1;
-    for (;;) {
-        skip_ws(p);
-        if (**p != ':') {
-            snprintf(err, errsize, "expected ':' in array dimensions at '%.20s'", *p);
-            return NULL;
-        }
-        (*p)++;
-        skip_ws(p);
-        if (**p == ':') {
-            (*p)++;
-            skip_ws(p);
-            if (**p != '1') {
-                snprintf(err, errsize, "expected '::1' in array dimensions");
-                return NULL;
-            }
-            (*p)++;
-            if (contig_at >= 0) {
-                snprintf(err, errsize, "only one dimension may be '::1'");
-                return NULL;
-            }
-            contig_at = ndim;
-        }
-        ndim++;
-        skip_ws(p);
-        if (**p == ',') {
-            (*p)++;
-            continue;
-        }
-        if (**p == ']') {
-            (*p)++;
-            break;
-        }
-        snprintf(err, errsize, "expected ',' or ']' in array dimensions at '%.20s'", *p);
-        return NULL;
-    }
-    if (ndim > ND_MAXDIM) {
-        snprintf(err, errsize, "too many dimensions");
-        return NULL;
-    }
-    char layout = 'A';
-    if (contig_at == ndim - 1) layout = 'C';
-    else if (contig_at == 0) layout = 'F';
-    else if (contig_at >= 0) {
-        snprintf(err, errsize, "'::1' must be the first or the last dimension");
-        return NULL;
-    }
-    return jt_array(vm, (NDType)kind, ndim, layout);
-}
-
-int cuda_parse_signature(VM *vm, const char *s, const JType **out, int max, const JType **ret, char *err,
-                         size_t errsize) {
-    const char *p = s;
-    skip_ws(&p);
-    *ret = jt_scalar(vm, JK_VOID);
-    if (*p != '(') {
-        *ret = parse_type(vm, &p, err, errsize);
-        if (!*ret) return -1;
-        skip_ws(&p);
-        if (*p != '(') {
-            snprintf(err, errsize, "expected '(' after the return type in signature '%s'", s);
-            return -1;
-        }
-    }
-    p++;
-    int n = 0;
-    skip_ws(&p);
-    if (*p == ')') {
-        p++;
-    } else {
-        for (;;) {
-            if (n >= max) {
-                snprintf(err, errsize, "too many arguments in signature");
-                return -1;
-            }
-            out[n] = parse_type(vm, &p, err, errsize);
-            if (!out[n]) return -1;
-            if (out[n]->kind == JK_VOID) {
-                snprintf(err, errsize, "void is not an argument type");
-                return -1;
-            }
-            n++;
-            skip_ws(&p);
-            if (*p == ',') {
-                p++;
-                continue;
-            }
-            if (*p == ')') {
-                p++;
-                break;
-            }
-            snprintf(err, errsize, "expected ',' or ')' in signature '%s'", s);
-            return -1;
-        }
-    }
-    skip_ws(&p);
-    if (*p) {
-        snprintf(err, errsize, "unexpected text after signature: '%s'", p);
-        return -1;
-    }
-    return n;
-}
-
-/* Whether a signature's parameter type takes an argument of type a: arrays
-** of its dtype and dimensions (any layout where it says 'A'), any scalar
-** where it has a scalar (the callee is specialized on the scalar it gets,
-** where Numba would convert it first), tuples element by
-** element, else the same type. */
-static bool sig_param_accepts(const JType *s, const JType *a) {
-    if (s->kind == JK_ARRAY)
-        return a->kind == JK_ARRAY && a->dtype == s->dtype && a->ndim == s->ndim &&
-               (s->layout == 'A' || s->layout == a->layout);
-    if (jt_is_scalar(s)) return jt_is_scalar(a);
-    if (s->kind == JK_TUPLE) {
-        if (a->kind != JK_TUPLE || a->n != s->n) return false;
-        for (int i = 0; i < s->n; i++)
-            if (!sig_param_accepts(s->elems[i], a->elems[i])) return false;
-        return true;
-    }
-    return s == a;
-}
+/* ------------------------------------------------------------ signatures
+** (parsed by jit/signature.c) */
 
 /* Hook for inference (jit.h): a device function declared with signatures
 ** is called only with arguments one of them takes, so a wrong argument gets
@@ -342,10 +154,10 @@ bool cuda_device_signatures_accept(VM *vm, Value v, int nargs, const JType *cons
     for (int64_t i = 0; i < l->len; i++) {
         const JType *tys[MAX_ARGS], *ret;
         char perr[256];
-        int n = cuda_parse_signature(vm, AS_STR(l->items[i])->chars, tys, MAX_ARGS, &ret, perr, sizeof perr);
+        int n = jit_parse_signature(vm, AS_STR(l->items[i])->chars, tys, MAX_ARGS, &ret, perr, sizeof perr);
         if (n != nargs) continue;
         bool ok = true;
-        for (int k = 0; k < n && ok; k++) ok = sig_param_accepts(tys[k], argtypes[k]);
+        for (int k = 0; k < n && ok; k++) ok = jit_signature_param_accepts(tys[k], argtypes[k]);
         if (ok) return true;
         char one[512];
         types_str(tys, n, one, sizeof one);
@@ -355,6 +167,27 @@ bool cuda_device_signatures_accept(VM *vm, Value v, int nargs, const JType *cons
     snprintf(err, errsize, "device function '%s' takes %s, not %s", disp_name(d), wanted, given);
     return false;
 }
+
+/* ------------------------------------------- the kernel compiler's host
+** What jit/ asks of the cuda binding (jit/host.h): arrays as it may read
+** them, dtype objects, numpy scalars and @cuda.jit functions. */
+
+static bool host_array_view(VM *vm, Value v, bool device, JitArrayView *out) {
+    NDArray *a = device ? cuda_array_of(vm, v) : nd_check(vm, v) ? (NDArray *)AS_OBJ(v) : NULL;
+    if (!a) return false;
+    *out = (JitArrayView){.data = a->data, .dtype = a->dtype, .ndim = a->ndim, .shape = a->shape,
+                          .strides = a->strides, .size = a->size,
+                          .c_contiguous = (a->flags & ND_C_CONTIGUOUS) != 0};
+    return true;
+}
+
+const JitHost cuda_jit_host = {
+    .array_view = host_array_view,
+    .dtype_of = nd_dtype_try,
+    .scalar_dtype = numpy_scalar_dtype,
+    .dispatcher_function = cuda_dispatcher_function,
+    .device_signatures_accept = cuda_device_signatures_accept,
+};
 
 /* ---------------------------------------------------------------- compile */
 
@@ -1045,7 +878,7 @@ static Spec *pick_spec(VM *vm, Dispatcher *d, Value sig) {
             if (str_equal(AS_STR(spec_key(vm, &d->specs[i], d->eager || d->debug)), AS_STR(sig))) return &d->specs[i];
         const JType *tys[MAX_ARGS], *ret;
         char err[256];
-        int n = cuda_parse_signature(vm, AS_STR(sig)->chars, tys, MAX_ARGS, &ret, err, sizeof err);
+        int n = jit_parse_signature(vm, AS_STR(sig)->chars, tys, MAX_ARGS, &ret, err, sizeof err);
         if (n >= 0) {
             Spec *s = find_eager(d, n, tys);
             if (s) return s;
@@ -1189,7 +1022,7 @@ static Value dispatcher_new(VM *vm, Value fn, Value sigs, bool device, bool fast
             const JType *tys[MAX_ARGS], *ret;
             char err[512];
             const char *text = AS_STR(l->items[i])->chars;
-            int n = cuda_parse_signature(vm, text, tys, MAX_ARGS, &ret, err, sizeof err);
+            int n = jit_parse_signature(vm, text, tys, MAX_ARGS, &ret, err, sizeof err);
             if (n < 0) vm_raise(vm, st->t_typing_error, "invalid signature '%s': %s", text, err);
             if (n != f->proto->nparams)
                 vm_raise(vm, st->t_typing_error, "signature '%s' has %d argument%s, '%s' takes %d", text, n,
@@ -1298,7 +1131,7 @@ Value cuda_f_compile_ptx(VM *vm, int argc, Value *argv, Dict *kwargs) {
     Str *sig = arg_str(vm, "compile_ptx", argv[1]);
     const JType *tys[MAX_ARGS], *ret;
     char err[4096];
-    int n = cuda_parse_signature(vm, sig->chars, tys, MAX_ARGS, &ret, err, sizeof err);
+    int n = jit_parse_signature(vm, sig->chars, tys, MAX_ARGS, &ret, err, sizeof err);
     if (n < 0) vm_raise(vm, st->t_typing_error, "invalid signature '%s': %s", sig->chars, err);
     if (!is_device && ret->kind != JK_VOID) vm_raise(vm, st->t_typing_error, "CUDA kernel must have void return type");
     Function *f = (Function *)AS_OBJ(fnv);
