@@ -100,26 +100,16 @@ CudaDevKind cuda_device_kind(VM *vm) {
     CudaState *st = cuda_state(vm);
     if (st->kind != CUDA_DEV_UNDECIDED) return st->kind;
     const char *env = getenv("GPY_DEVICE");
-    bool force = false;
-    if (env && *env) {
-        if (strcmp(env, "cpu") == 0) return st->kind = CUDA_DEV_CPU;
-        if (strcmp(env, "cuda") != 0 && strcmp(env, "gpu") != 0)
-            vm_raise_kind(vm, ValueError, "GPY_DEVICE must be 'cpu' or 'cuda', not '%s'", env);
-        force = true;
+    int want = gpu_device_want_parse(env);
+    if (want < 0) vm_raise_kind(vm, ValueError, "GPY_DEVICE must be 'cpu' or 'cuda', not '%s'", env);
+    char why[480];
+    GpuDeviceKind kind = gpu_device_select((GpuDeviceWant)want, &st->gpu, why, sizeof why);
+    if (kind == GPU_KIND_CUDA) {
+        st->gen++;
+        return st->kind = CUDA_DEV_GPU;
     }
-    char err[GPU_CUDA_ERRSIZE];
-    err[0] = '\0';
-    int n = 0, status = gpu_cuda_device_count(&n, err, sizeof err);
-    if (status == 0 && n == 0) snprintf(err, sizeof err, "the CUDA driver (%s) reports no device", gpu_cuda_library_path());
-    if (status == 0 && n > 0) {
-        st->gpu = gpu_cuda_open(0, &status, err, sizeof err);
-        if (st->gpu) {
-            st->gen++;
-            return st->kind = CUDA_DEV_GPU;
-        }
-    }
-    if (!force) return st->kind = CUDA_DEV_CPU;
-    snprintf(st->why, sizeof st->why, "GPY_DEVICE=cuda: %.480s", err[0] ? err : "no CUDA device");
+    if (kind == GPU_KIND_CPU) return st->kind = CUDA_DEV_CPU;
+    snprintf(st->why, sizeof st->why, "GPY_DEVICE=cuda: %s", why);
     return st->kind = CUDA_DEV_FAILED;
 }
 
@@ -149,21 +139,11 @@ static CpuDevice *cpu_device(VM *vm) {
 
 const char *cuda_device_description(char *buf, size_t size) {
     const char *env = getenv("GPY_DEVICE");
-    if (env && strcmp(env, "cpu") == 0) {
-        snprintf(buf, size, "gpy CPU device (GPY_DEVICE=cpu)");
-        return buf;
-    }
-    char err[GPU_CUDA_ERRSIZE];
-    GpuCudaProps p;
-    int n = 0;
-    if (gpu_cuda_device_count(&n, err, sizeof err) == 0 && n > 0 && gpu_cuda_device_props(0, &p, err, sizeof err) == 0)
-        snprintf(buf, size, "CUDA device 0: %.200s (compute capability %d.%d, %d SMs)", p.name, p.cc_major, p.cc_minor,
-                 p.sm_count);
-    else if (env && strcmp(env, "cuda") == 0)
-        snprintf(buf, size, "none: GPY_DEVICE=cuda but %.300s", n == 0 && !strstr(err, "not found") ? "no CUDA device" : err);
-    else
-        snprintf(buf, size, "gpy CPU device (no CUDA device found)");
-    return buf;
+    /* as before: only exactly "cpu" / "cuda" choose; anything else describes the automatic choice */
+    GpuDeviceWant want = env && strcmp(env, "cpu") == 0    ? GPU_WANT_CPU
+                         : env && strcmp(env, "cuda") == 0 ? GPU_WANT_CUDA
+                                                           : GPU_WANT_AUTO;
+    return gpu_device_describe(want, "GPY_DEVICE", buf, size);
 }
 
 /* ---------------------------------------------------------------- devices */

@@ -17,6 +17,7 @@
 
 #include "../gpu/cpu_device.h"
 #include "../gpu/cuda_driver.h"
+#include "../gpu/device_select.h"
 #include "../jit/host.h"
 #include "../jit/jit.h"
 #include "ndarray.h"
