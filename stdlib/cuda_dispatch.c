@@ -347,31 +347,15 @@ typedef struct HostTemp {
     size_t bytes;
 } HostTemp;
 
+/* The gpy-value half of marshalling; gpu/kernel_args.c lays the decoded
+** values out by the kernel ABI. */
 typedef struct Marshal {
-    int n;
-    uint64_t slots[MAX_PARAMS];
-    void *ptrs[MAX_PARAMS + 1];  /* + gpy's closing NULL (cuda_driver.h) */
+    GpuArgs args;                /* GPU: straight into the spec's parameter block (args.plan) */
     GpuCuda *gpu;                /* launching on a GPU: arrays pass device pointers */
-    GpuCudaParams *plan;         /* GPU: values go straight into the spec's parameter block */
     int status;                  /* a driver failure while copying a host array in */
     int ntemps;
     HostTemp temps[MAX_ARGS];
 } Marshal;
-
-static bool push_slot(Marshal *m, const void *p, size_t size) {
-    if (m->plan) { /* sizes must match the compiled kernel's parameter list */
-        if (m->n >= m->plan->n || m->plan->size[m->n] != size) return false;
-        memcpy(gpu_cuda_param_slot(m->plan, m->n), p, size);
-        m->n++;
-        return true;
-    }
-    if (m->n >= MAX_PARAMS) return false;
-    m->slots[m->n] = 0;
-    memcpy(&m->slots[m->n], p, size);
-    m->ptrs[m->n] = &m->slots[m->n];
-    m->n++;
-    return true;
-}
 
 /* Copies a host array argument to a fresh device buffer (Numba's implicit
 ** transfer); the launch copies it back and frees it (temps_finish). */
@@ -419,40 +403,39 @@ static int temps_finish(VM *vm, Marshal *m, bool copy_back, char *err, size_t er
     return first;
 }
 
-/* Reads a numeric argument as int (is_int) or double. */
-static bool read_number(VM *vm, Value v, bool *is_int, int64_t *i, uint64_t *u, double *f, bool *is_unsigned) {
-    *is_unsigned = false;
+/* Reads a numeric argument: a Python number or a numpy scalar. */
+static bool read_number(VM *vm, Value v, GpuNumber *x) {
+    *x = (GpuNumber){0};
     if (IS_INTLIKE(v)) {
-        *is_int = true;
-        *i = AS_INTLIKE(v);
+        x->is_int = true;
+        x->i = AS_INTLIKE(v);
         return true;
     }
     if (IS_FLOAT(v)) {
-        *is_int = false;
-        *f = AS_FLOAT(v);
+        x->f = AS_FLOAT(v);
         return true;
     }
     int dt = numpy_scalar_dtype(vm, v);
     if (dt < 0 || dt == ND_FLOAT16) return false;
     NDArray *a = nd_from_value(vm, v, dt);
     const char *p = a->data;
-    *is_int = !nd_is_float((NDType)dt);
+    x->is_int = !nd_is_float((NDType)dt);
     switch ((NDType)dt) {
-    case ND_BOOL: *i = *(const uint8_t *)p != 0; break;
-    case ND_INT8: *i = *(const int8_t *)p; break;
-    case ND_INT16: *i = *(const int16_t *)p; break;
-    case ND_INT32: *i = *(const int32_t *)p; break;
-    case ND_INT64: *i = *(const int64_t *)p; break;
-    case ND_UINT8: *i = *(const uint8_t *)p; break;
-    case ND_UINT16: *i = *(const uint16_t *)p; break;
-    case ND_UINT32: *i = *(const uint32_t *)p; break;
+    case ND_BOOL: x->i = *(const uint8_t *)p != 0; break;
+    case ND_INT8: x->i = *(const int8_t *)p; break;
+    case ND_INT16: x->i = *(const int16_t *)p; break;
+    case ND_INT32: x->i = *(const int32_t *)p; break;
+    case ND_INT64: x->i = *(const int64_t *)p; break;
+    case ND_UINT8: x->i = *(const uint8_t *)p; break;
+    case ND_UINT16: x->i = *(const uint16_t *)p; break;
+    case ND_UINT32: x->i = *(const uint32_t *)p; break;
     case ND_UINT64:
-        *u = *(const uint64_t *)p;
-        *i = (int64_t)*u;
-        *is_unsigned = true;
+        x->u = *(const uint64_t *)p;
+        x->i = (int64_t)x->u;
+        x->is_unsigned = true;
         break;
-    case ND_FLOAT32: *f = *(const float *)p; break;
-    default: *f = *(const double *)p; break;
+    case ND_FLOAT32: x->f = *(const float *)p; break;
+    default: x->f = *(const double *)p; break;
     }
     return true;
 }
@@ -461,35 +444,15 @@ static bool read_number(VM *vm, Value v, bool *is_int, int64_t *i, uint64_t *u, 
 ** in err (false) when it does not fit. */
 static bool marshal_value(VM *vm, const JType *t, Value v, Marshal *m, char *err, size_t errsize) {
     if (jt_is_scalar(t)) {
-        bool is_int = false, is_u = false;
-        int64_t i = 0;
-        uint64_t u = 0;
-        double f = 0;
-        if (!read_number(vm, v, &is_int, &i, &u, &f, &is_u)) {
+        GpuNumber x;
+        if (!read_number(vm, v, &x)) {
             snprintf(err, errsize, "cannot pass a '%s' as %s", vm_type_name(vm, v), nd_dtype_name((NDType)t->kind));
             return false;
         }
-        bool ok = true;
-#define AS_C(ctype) (is_int ? (is_u ? (ctype)u : (ctype)i) : (ctype)f)
-        switch (t->kind) {
-        case JK_BOOL: { uint8_t x = is_int ? (i != 0 || u != 0) : (f != 0); ok = push_slot(m, &x, 1); break; }
-        case JK_INT8: { int8_t x = AS_C(int8_t); ok = push_slot(m, &x, 1); break; }
-        case JK_INT16: { int16_t x = AS_C(int16_t); ok = push_slot(m, &x, 2); break; }
-        case JK_INT32: { int32_t x = AS_C(int32_t); ok = push_slot(m, &x, 4); break; }
-        case JK_INT64: { int64_t x = AS_C(int64_t); ok = push_slot(m, &x, 8); break; }
-        case JK_UINT8: { uint8_t x = AS_C(uint8_t); ok = push_slot(m, &x, 1); break; }
-        case JK_UINT16: { uint16_t x = AS_C(uint16_t); ok = push_slot(m, &x, 2); break; }
-        case JK_UINT32: { uint32_t x = AS_C(uint32_t); ok = push_slot(m, &x, 4); break; }
-        case JK_UINT64: { uint64_t x = is_int ? (is_u ? u : (uint64_t)i) : (uint64_t)f; ok = push_slot(m, &x, 8); break; }
-        case JK_FLOAT32: { float x = AS_C(float); ok = push_slot(m, &x, 4); break; }
-        case JK_FLOAT64: { double x = AS_C(double); ok = push_slot(m, &x, 8); break; }
-        default:
-            snprintf(err, errsize, "float16 scalar arguments are not supported yet");
-            return false;
-        }
-#undef AS_C
-        if (!ok) snprintf(err, errsize, "the parameters do not match the compiled kernel's");
-        return ok;
+        int rc = gpu_args_push_scalar(&m->args, (NDType)t->kind, &x);
+        if (rc == GPU_ARGS_UNSUPPORTED) snprintf(err, errsize, "float16 scalar arguments are not supported yet");
+        else if (rc) snprintf(err, errsize, "the parameters do not match the compiled kernel's");
+        return rc == 0;
     }
     if (t->kind == JK_ARRAY) {
         NDArray *a = cuda_array_of(vm, v);
@@ -502,23 +465,20 @@ static bool marshal_value(VM *vm, const JType *t, Value v, Marshal *m, char *err
             snprintf(err, errsize, "array is not %c-contiguous as the signature requires", t->layout);
             return false;
         }
-        void *data = a->data;
+        uint64_t address = (uint64_t)(uintptr_t)a->data;
         const int64_t *strides = a->strides;
-        bool ok = true;
         if (m->gpu && cuda_is_devarray(vm, v)) {
-            CUdeviceptr p = cuda_devarray_ptr(vm, v);
-            ok = push_slot(m, &p, sizeof p);
+            address = cuda_devarray_ptr(vm, v);
         } else if (m->gpu) {
             CUdeviceptr p = 0;
             if (!host_temp(vm, m, a, &p, &strides, err, errsize)) return false;
-            ok = push_slot(m, &p, sizeof p);
-        } else {
-            ok = push_slot(m, &data, sizeof data);
+            address = p;
         }
-        for (int i = 0; ok && i < a->ndim; i++) ok = push_slot(m, &a->shape[i], 8);
-        for (int i = 0; ok && i < a->ndim; i++) ok = push_slot(m, &strides[i], 8);
-        if (!ok) snprintf(err, errsize, "the parameters do not match the compiled kernel's");
-        return ok;
+        if (gpu_args_push_array(&m->args, address, a->ndim, a->shape, strides) != 0) {
+            snprintf(err, errsize, "the parameters do not match the compiled kernel's");
+            return false;
+        }
+        return true;
     }
     if (t->kind == JK_TUPLE) {
         if (!IS_TUPLE(vm, v) || AS_TUPLE(v)->len != t->n) {
@@ -649,9 +609,9 @@ static Value launch_gpu(VM *vm, Launch *l, Dispatcher *d, Spec *s, Marshal *m, i
         gl.grid[i] = l->grid[i];
         gl.block[i] = l->block[i];
     }
-    status = m->n != s->k->nparams ? GPU_CUDA_EARG : gpu_cuda_launch(vm->cuda->gpu, &s->fn, &gl, err, sizeof err);
-    if (m->n != s->k->nparams)
-        snprintf(err, sizeof err, "%d parameters marshalled, the compiled kernel takes %d", m->n, s->k->nparams);
+    status = m->args.n != s->k->nparams ? GPU_CUDA_EARG : gpu_cuda_launch(vm->cuda->gpu, &s->fn, &gl, err, sizeof err);
+    if (m->args.n != s->k->nparams)
+        snprintf(err, sizeof err, "%d parameters marshalled, the compiled kernel takes %d", m->args.n, s->k->nparams);
     char err2[GPU_CUDA_ERRSIZE];
     int status2 = temps_finish(vm, m, status == 0, err2, sizeof err2);
     if (status) {
@@ -734,10 +694,9 @@ static Value launch_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs
     }
     JitKernel *k = s->k;
     Marshal m;
-    m.n = 0;
+    gpu_args_init(&m.args, s->gpu ? s->plan : NULL);
     m.ntemps = 0;
     m.gpu = s->gpu ? st->gpu : NULL;
-    m.plan = s->gpu ? s->plan : NULL;
     m.status = 0;
     if (m.gpu) return launch_gpu(vm, l, d, s, &m, argc, argv);
     Value staged[MAX_ARGS]; /* small host arrays run on fenced copies (cuda_array.c) */
@@ -745,9 +704,9 @@ static Value launch_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs
     for (int i = 0; i < argc; i++)
         if (!marshal_value(vm, s->types[i], staged[i], &m, err, sizeof err))
             vm_raise_kind(vm, TypeError, "kernel '%s' argument %d: %s", disp_name(d), i + 1, err);
-    if (m.n != k->nparams)
+    if (m.args.n != k->nparams)
         vm_raise_kind(vm, SystemError, "kernel '%s': %d parameters marshalled, the compiled kernel takes %d",
-                      disp_name(d), m.n, k->nparams);
+                      disp_name(d), m.args.n, k->nparams);
     if (!st->device) {
         st->device = gpu_cpu_new(0);
         if (!st->device) vm_raise_kind(vm, RuntimeError, "cannot create the CPU device");
@@ -773,7 +732,7 @@ static Value launch_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs
     cl.block_fn = k->cpu_block;
     cl.thread_fn = k->cpu_thread;
     cl.uses_barrier = k->uses_barrier;
-    cl.params = m.ptrs;
+    cl.params = m.args.ptrs;
     cl.grids = NULL;
     jit_debug_reset(k);
     int rc = gpu_cpu_launch_tree(st->device, &cl, err, sizeof err); /* with the grids it launches */

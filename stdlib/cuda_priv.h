@@ -18,6 +18,7 @@
 #include "../gpu/cpu_device.h"
 #include "../gpu/cuda_driver.h"
 #include "../gpu/device_select.h"
+#include "../gpu/kernel_args.h"
 #include "../jit/host.h"
 #include "../jit/jit.h"
 #include "ndarray.h"
