@@ -201,7 +201,6 @@ void jf_free(JFunc *f); /* frees f and every callee specialization it owns */
 ** line of the function with the types of the expressions on it (malloc'd). */
 char *jf_dump(const JFunc *f);
 
-
 /* The kernel parameter ABI, KernelCtx, the CPU entry points and the debug
 ** error record are the contract with the devices: contracts/kernel_abi.h. */
 typedef KernelParam JParam;
@@ -245,7 +244,6 @@ typedef struct JitKernel {
     ** compiled; a launch from another kernel passes its address */
     CpuKernel cpu;
 } JitKernel;
-
 
 /* Debug mode (bounds checks): the error record's layout is in
 ** contracts/kernel_abi.h (JitErrRecord); its site indexes dbg_sites.
