@@ -8,7 +8,6 @@
 ** done the records are sorted into a reproducible order and run.
 */
 #include "cpu_child_grids.h"
-#include "../jit/jit_loader.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -18,7 +17,7 @@
 /* One queued child grid; the parameter bytes follow it. */
 typedef struct ChildGrid {
     struct ChildGrid *next;
-    const JitKernel *k;
+    const CpuKernel *k;
     uint64_t block, thread, seq;   /* who launched it, and when: the run order */
     uint32_t grid[3], dims[3];
     uint32_t shared;               /* dynamic shared memory bytes */
@@ -32,7 +31,7 @@ typedef struct GridQueue {
     atomic_bool oom;               /* a record could not be allocated */
 } GridQueue;
 
-void gpy_cpu_launch_child(KernelCtx *ctx, int32_t tx, int32_t ty, int32_t tz, const JitKernel *k, uint32_t gx,
+void gpy_cpu_launch_child(KernelCtx *ctx, int32_t tx, int32_t ty, int32_t tz, const CpuKernel *k, uint32_t gx,
                           uint32_t gy, uint32_t gz, uint32_t bx, uint32_t by, uint32_t bz, uint32_t shared,
                           const void *args, uint32_t size) {
     GridQueue *q = ctx->grids;
@@ -65,13 +64,13 @@ static int launch_order(const void *a, const void *b) {
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static const char *kname(const JitKernel *k) { return k->func && k->func->name ? k->func->name : "?"; }
+static const char *kname(const CpuKernel *k) { return k->name ? k->name : "?"; }
 
 static int run_tree(CpuDevice *d, const CpuLaunch *l, int depth, char *err, size_t errsize);
 
 /* Runs one queued grid (and its descendants) at nesting depth depth. */
 static int run_child(CpuDevice *d, const ChildGrid *c, int depth, char *err, size_t errsize) {
-    const JitKernel *k = c->k;
+    const CpuKernel *k = c->k;
     if (depth > GPU_CPU_MAX_NESTING) {
         snprintf(err, errsize, "kernel '%s' launched at nesting depth %d: grids launched from kernels nest at "
                  "most %d levels deep", kname(k), depth, GPU_CPU_MAX_NESTING);
@@ -110,21 +109,21 @@ static int run_child(CpuDevice *d, const ChildGrid *c, int depth, char *err, siz
                  c->size, off);
         rc = -1;
     }
-    CpuLaunch cl = {.shared_bytes = k->shared_bytes + c->shared, .dyn_shared = c->shared, .block_fn = k->cpu_block,
-                    .thread_fn = k->cpu_thread, .uses_barrier = k->uses_barrier, .params = ptrs};
+    CpuLaunch cl = {.shared_bytes = k->shared_bytes + c->shared, .dyn_shared = c->shared, .block_fn = k->block_fn,
+                    .thread_fn = k->thread_fn, .uses_barrier = k->uses_barrier, .params = ptrs};
     for (int i = 0; i < 3; i++) {
         cl.grid[i] = c->grid[i];
         cl.block[i] = c->dims[i];
     }
-    if (!rc && k->dbg_err) compiler_debug_reset((JitKernel *)k);
+    if (!rc && k->dbg_err) memset(k->dbg_err, 0, sizeof *k->dbg_err);
     if (!rc) {
         char inner[512];
         rc = run_tree(d, &cl, depth, inner, sizeof inner);
         if (rc) snprintf(err, errsize, "%s", inner);
     }
     if (!rc && k->dbg_err && k->dbg_err->flag) { /* debug mode: an index out of bounds in the child */
-        compiler_debug_message(k, k->dbg_err, err, errsize);
-        compiler_debug_reset((JitKernel *)k);
+        k->dbg_message(k->owner, k->dbg_err, err, errsize);
+        memset(k->dbg_err, 0, sizeof *k->dbg_err);
         rc = GPU_CPU_CHILD_INDEX_ERROR;
     }
     if (ptrs != stack_ptrs) free(ptrs);

@@ -26,13 +26,7 @@
 ** launched from a kernel indexed out of bounds (the IndexError message in err). */
 #define GPU_CPU_CHILD_INDEX_ERROR (-2)
 int gpu_cpu_launch_tree(CpuDevice *d, const CpuLaunch *l, char *err, size_t errsize);
+/* Kernels queue children with gpy_cpu_launch_child (contracts/kernel_abi.h). */
 
-/* Called by compiled kernel code (the CPU target emits calls to it): thread
-** (tx, ty, tz) of ctx's block launches kernel k. args holds size bytes of
-** parameters laid out by the ABI of jit.h, each at an offset aligned to its
-** size; they are copied. Thread-safe. */
-void gpy_cpu_launch_child(KernelCtx *ctx, int32_t tx, int32_t ty, int32_t tz, const JitKernel *k, uint32_t gx,
-                          uint32_t gy, uint32_t gz, uint32_t bx, uint32_t by, uint32_t bz, uint32_t shared,
-                          const void *args, uint32_t size);
 
 #endif

@@ -27,7 +27,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../jit/jit.h"
+#include "../contracts/kernel_abi.h"
 
 typedef struct CpuDevice CpuDevice;
 
@@ -39,7 +39,7 @@ typedef struct CpuLaunch {
     CpuBlockFn block_fn;    /* used when non-NULL (barrier kernels too: regions) */
     CpuThreadFn thread_fn;  /* used for barrier kernels without block_fn */
     bool uses_barrier;
-    void **params;          /* kernel parameters (see the ABI in jit.h) */
+    void **params;          /* kernel parameters (contracts/kernel_abi.h) */
     void *grids;            /* where child launches queue (KernelCtx.grids; cpu_child_grids.c), or NULL */
 } CpuLaunch;
 
@@ -81,18 +81,8 @@ int gpu_cpu_launch(CpuDevice *d, const CpuLaunch *l, char *err, size_t errsize);
 enum { GPU_CPU_ACCESS_UNKNOWN, GPU_CPU_ACCESS_READ, GPU_CPU_ACCESS_WRITE };
 void *gpu_cpu_fault_addr(CpuDevice *d, int *access);
 
-/* Called by compiled kernel code (the CPU target emits calls to it):
-** the barrier of cuda.syncthreads(). ctx->block identifies the fiber group. */
-void gpy_cpu_syncthreads(KernelCtx *ctx);
-/* syncthreads_count (op 0) / _and (1) / _or (2) of pred across the block. */
-int32_t gpy_cpu_syncthreads_reduce(KernelCtx *ctx, int32_t pred, int32_t op);
-/* A warp collective (op numbers in gpu/cpu_device.c); value/result as 64 bits. */
-uint64_t gpy_cpu_warp(KernelCtx *ctx, int32_t op, uint32_t mask, uint64_t value, int32_t arg);
-/* Region kernels: the worker's scratch of at least bytes (64-byte
-** aligned, contents undefined), or NULL when it cannot be allocated (the
-** launch then fails with a message once the block returns). */
-void *gpy_cpu_scratch(KernelCtx *ctx, int64_t bytes);
-/* print() in a kernel: fmt uses %lld %llu %f %s; slots are 8 bytes each. */
-void gpy_cpu_print(KernelCtx *ctx, const char *fmt, const uint64_t *slots);
+/* The runtime entry points compiled kernels call (gpy_cpu_syncthreads ...)
+** are declared in contracts/kernel_abi.h. */
+
 
 #endif

@@ -795,7 +795,7 @@ static bool note_local(void *cx, AstNode *n) {
     if (n->kind != AST_CALL || builtin_of(P, n) != JB_LOCAL_ARRAY) return true;
     JInfo *i = jf_info(P->f, n);
     const JType *t = i->type;
-    size_t bytes = nd_itemsize(t->dtype);
+    size_t bytes = dtype_itemsize(t->dtype);
     for (int k = 0; k < t->ndim; k++) bytes *= (size_t)(i->shape[k] > 0 ? i->shape[k] : 1);
     if (P->nlocals == P->caplocals) {
         int cap = P->caplocals ? 2 * P->caplocals : 4;

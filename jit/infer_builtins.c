@@ -78,26 +78,24 @@ static const JitPath paths[] = {
     CONST("numpy.pi", 3.141592653589793), CONST("numpy.e", 2.718281828459045),
     CONST("numpy.inf", INFINITY), CONST("numpy.nan", NAN),
     CALL("numpy.dtype", JB_NP_DTYPE, 1, 1),
-    DT("numpy.bool_", ND_BOOL), DT("numpy.int8", ND_INT8), DT("numpy.int16", ND_INT16),
-    DT("numpy.int32", ND_INT32), DT("numpy.int64", ND_INT64), DT("numpy.uint8", ND_UINT8),
-    DT("numpy.uint16", ND_UINT16), DT("numpy.uint32", ND_UINT32), DT("numpy.uint64", ND_UINT64),
-    DT("numpy.float16", ND_FLOAT16), DT("numpy.float32", ND_FLOAT32), DT("numpy.float64", ND_FLOAT64),
-    DT("numpy.intp", ND_INT64), DT("numpy.uintp", ND_UINT64), DT("numpy.double", ND_FLOAT64),
-    DT("numpy.single", ND_FLOAT32),
-    DT("numba.boolean", ND_BOOL), DT("numba.bool_", ND_BOOL), DT("numba.b1", ND_BOOL),
-    DT("numba.int8", ND_INT8), DT("numba.int16", ND_INT16), DT("numba.int32", ND_INT32),
-    DT("numba.int64", ND_INT64), DT("numba.uint8", ND_UINT8), DT("numba.uint16", ND_UINT16),
-    DT("numba.uint32", ND_UINT32), DT("numba.uint64", ND_UINT64), DT("numba.float16", ND_FLOAT16),
-    DT("numba.float32", ND_FLOAT32), DT("numba.float64", ND_FLOAT64), DT("numba.intp", ND_INT64),
-    DT("numba.uintp", ND_UINT64), DT("numba.i4", ND_INT32), DT("numba.i8", ND_INT64),
-    DT("numba.f4", ND_FLOAT32), DT("numba.f8", ND_FLOAT64), DT("numba.double", ND_FLOAT64),
-    DT("numba.float_", ND_FLOAT32),
+};
+
+/* numpy.<attr> and numba.<name> scalar types: one entry per dtype, the
+** spellings come from the dtype table (contracts/dtype.h). */
+static const JitPath dtype_paths[ND__COUNT] = {
+    DT("dtype.bool", ND_BOOL),       DT("dtype.int8", ND_INT8),       DT("dtype.int16", ND_INT16),
+    DT("dtype.int32", ND_INT32),     DT("dtype.int64", ND_INT64),     DT("dtype.uint8", ND_UINT8),
+    DT("dtype.uint16", ND_UINT16),   DT("dtype.uint32", ND_UINT32),   DT("dtype.uint64", ND_UINT64),
+    DT("dtype.float16", ND_FLOAT16), DT("dtype.float32", ND_FLOAT32), DT("dtype.float64", ND_FLOAT64),
 };
 
 const JitPath *jit_path_lookup(const char *path) {
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
         if (strcmp(paths[i].path, path) == 0) return &paths[i];
-    return NULL;
+    int dt = -1;
+    if (strncmp(path, "numpy.", 6) == 0) dt = dtype_from_numpy_attr(path + 6);
+    else if (strncmp(path, "numba.", 6) == 0) dt = dtype_from_numba_name(path + 6, strlen(path + 6));
+    return dt >= 0 ? &dtype_paths[dt] : NULL;
 }
 
 const char *jit_path_normalize(const char *path, char *buf, size_t size) {
@@ -108,21 +106,3 @@ const char *jit_path_normalize(const char *path, char *buf, size_t size) {
     return buf;
 }
 
-static const struct {
-    const char *name;
-    NDType dt;
-} dtype_names[] = {
-    {"bool", ND_BOOL}, {"bool_", ND_BOOL}, {"b1", ND_BOOL}, {"?", ND_BOOL},
-    {"int8", ND_INT8}, {"i1", ND_INT8}, {"int16", ND_INT16}, {"i2", ND_INT16},
-    {"int32", ND_INT32}, {"i4", ND_INT32}, {"int64", ND_INT64}, {"i8", ND_INT64}, {"int", ND_INT64},
-    {"uint8", ND_UINT8}, {"u1", ND_UINT8}, {"uint16", ND_UINT16}, {"u2", ND_UINT16},
-    {"uint32", ND_UINT32}, {"u4", ND_UINT32}, {"uint64", ND_UINT64}, {"u8", ND_UINT64},
-    {"float16", ND_FLOAT16}, {"f2", ND_FLOAT16}, {"float32", ND_FLOAT32}, {"f4", ND_FLOAT32},
-    {"float64", ND_FLOAT64}, {"f8", ND_FLOAT64}, {"float", ND_FLOAT64}, {"double", ND_FLOAT64},
-};
-
-int jit_dtype_by_name(const char *s) {
-    for (size_t i = 0; i < sizeof dtype_names / sizeof dtype_names[0]; i++)
-        if (strcmp(dtype_names[i].name, s) == 0) return (int)dtype_names[i].dt;
-    return -1;
-}

@@ -30,7 +30,5 @@ const JitPath *jit_path_lookup(const char *path);
 /* Normalizes a module name or dotted path: "numba.cuda..." → "cuda...";
 ** writes into buf. */
 const char *jit_path_normalize(const char *path, char *buf, size_t size);
-/* The dtype named by a string ("float32", "f4", "int", "float"), or -1. */
-int jit_dtype_by_name(const char *s);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binding.h"
 #include "infer_priv.h"
 
 /* Builtins other than shared/local.array take positional arguments only. */
@@ -31,7 +32,7 @@ static const JType *device_call(Pass *p, AstNode *n, const JType *ft) {
     VM *vm = VMOF(p);
     const JInfo *fi = jim_get(p->fx->f.infos, n->u.call.func);
     bool is_device = false;
-    Function *fn = fi ? cuda_dispatcher_function(vm, fi->constant, &is_device) : NULL;
+    Function *fn = fi ? jit_binding(vm)->dispatcher_function(vm, fi->constant, &is_device) : NULL;
     if (!fn) fn = ft->fn;
     const char *fname = fn->name ? fn->name->chars : "?";
     if (!is_device)
@@ -52,7 +53,7 @@ static const JType *device_call(Pass *p, AstNode *n, const JType *ft) {
        maybe fail to type) a callee on types that are not final. */
     if (!p->strict && p->changed) return inf_unknown(p, n, "argument types not final yet");
     char why[1200];
-    if (fi && !cuda_device_signatures_accept(vm, fi->constant, na, at, why, sizeof why)) inf_fail(p, n, "%s", why);
+    if (fi && !jit_binding(vm)->device_signatures_accept(vm, fi->constant, na, at, why, sizeof why)) inf_fail(p, n, "%s", why);
     FuncX *cx = inf_specialize(p, n, fn, na, at, false);
     JInfo *i = inf_info(p, n);
     i->builtin = JB_DEVICE_CALL;
@@ -108,7 +109,7 @@ static void require_scalar(Pass *p, AstNode *a, const JType *t, const char *what
 static int dtype_arg(Pass *p, AstNode *a) {
     if (a->kind == AST_STR) {
         inf_set_type(p, a, S(p, JK_STRING));
-        return jit_dtype_by_name(a->u.str.s);
+        return dtype_from_numpy_str(a->u.str.s);
     }
     const JType *t = inf_expr(p, a);
     if (!t) return DTYPE_UNKNOWN;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "binding.h"
 #include "infer_priv.h"
 
 /* A grid or block dimension: an integer or a tuple of 1 to 3 integers. */
@@ -52,7 +53,7 @@ const JType *inf_launch_expr(Pass *p, AstNode *n) {
     }
     const JInfo *ci = jim_get(p->fx->f.infos, callee);
     bool is_device = false;
-    Function *fn = ct->kind == JK_FUNCTION && ci ? cuda_dispatcher_function(vm, ci->constant, &is_device) : NULL;
+    Function *fn = ct->kind == JK_FUNCTION && ci ? jit_binding(vm)->dispatcher_function(vm, ci->constant, &is_device) : NULL;
     if (!fn)
         inf_fail(p, n, "only a @cuda.jit kernel can be launched with [grid, block](...) from a kernel, not %s",
                  tname(ct));

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binding.h"
 #include "infer_priv.h"
 
 static const char *const bi_names[9] = {"range", "len", "min", "max", "abs", "round", "int", "float", "bool"};
@@ -92,13 +93,13 @@ static Resolved classify(Pass *p, const AstNode *at, Value v, const char *path) 
         r.constant = v;
         return r;
     }
-    if (nd_check(vm, v)) { /* a global array: a constant, in constant memory (as in Numba) */
-        NDArray *a = (NDArray *)AS_OBJ(v);
-        if (a->ndim < 1 || a->ndim > 3)
+    JitArrayView a;
+    if (jit_binding(vm)->array_view(vm, v, false, &a)) { /* a global array: a constant, in constant memory (as in Numba) */
+        if (a.ndim < 1 || a.ndim > 3)
             inf_fail(p, at, "global array '%s' must have 1 to 3 dimensions to be used in a kernel", path);
-        if ((uint64_t)a->size * nd_itemsize(a->dtype) > 65536)
+        if ((uint64_t)a.size * dtype_itemsize(a.dtype) > 65536)
             inf_fail(p, at, "global array '%s' is larger than the 64 KiB of constant memory", path);
-        r.type = jt_array(vm, a->dtype, a->ndim, 'C');
+        r.type = jt_array(vm, a.dtype, a.ndim, 'C');
         r.builtin = JB_CONST;
         r.constant = v;
         return r;
@@ -118,14 +119,14 @@ static Resolved classify(Pass *p, const AstNode *at, Value v, const char *path) 
         }
     }
     bool is_device = false;
-    Function *fn = cuda_dispatcher_function(vm, v, &is_device);
+    Function *fn = jit_binding(vm)->dispatcher_function(vm, v, &is_device);
     if (fn) {
         r.type = jt_function(vm, fn);
         r.constant = v;
         return r;
     }
     if (ty != vm->t_str) {
-        int dt = nd_dtype_try(vm, v);
+        int dt = jit_binding(vm)->dtype_of(vm, v);
         if (dt >= 0) {
             r.type = jt_dtype(vm, (NDType)dt);
             r.constant = v;

@@ -512,6 +512,25 @@ fail:
     return false;
 }
 
+static void cpu_debug_message(const void *owner, const JitErrRecord *rec, char *msg, size_t size) {
+    jit_debug_message(owner, rec, msg, size);
+}
+
+void jit_cpu_describe(JitKernel *k) {
+    k->cpu = (CpuKernel){
+        .name = k->func && k->func->name ? k->func->name : "?",
+        .nparams = k->nparams,
+        .params = k->params,
+        .shared_bytes = k->shared_bytes,
+        .uses_barrier = k->uses_barrier,
+        .block_fn = k->cpu_block,
+        .thread_fn = k->cpu_thread,
+        .dbg_err = k->dbg_err,
+        .dbg_message = cpu_debug_message,
+        .owner = k,
+    };
+}
+
 JitKernel *jit_compile(VM *vm, Function *fn, int nargs, const JType *const *argtypes, int targets,
                        int cc, bool fastmath, char *err, size_t errsize) {
     JitOptions o = {.fastmath = fastmath, .no_ptx_ir = true};
@@ -567,6 +586,7 @@ JitKernel *jit_compile_opts(VM *vm, Function *fn, int nargs, const JType *const 
             return NULL;
         }
     }
+    jit_cpu_describe(k); /* after the PTX compile, which may raise shared_bytes */
     return k;
 }
 

@@ -15,7 +15,8 @@
 
 #include "ast.h"
 #include "vm.h"
-#include "../stdlib/ndarray.h"
+#include "../contracts/dtype.h"
+#include "../contracts/kernel_abi.h"
 
 /* ------------------------------------------------------------------ types */
 
@@ -62,9 +63,18 @@ const char *jt_name(const JType *t, char *buf, size_t size);
 /* The type of a host value passed as a kernel argument; NULL (and a message
 ** in err) when it cannot be passed. Python int → int64, float → float64,
 ** bool → bool, numpy scalars → their dtype, arrays → array(dtype, ndim,
-** 'C' when C-contiguous else 'A'), device arrays likewise, tuples of those.
-** Implemented by the cuda module (stdlib/cuda*.c), which knows device arrays. */
+** 'C' when C-contiguous else 'A'), device arrays likewise, tuples of at
+** most JIT_MAX_TUPLE_ARG of those (jit/typeof.c; arrays and numpy scalars
+** as the host sees them, jit/host.h). */
+#define JIT_MAX_TUPLE_ARG 64
 const JType *jt_of_value(VM *vm, Value v, char *err, size_t errsize);
+/* Parses a Numba signature string "void(float32[:], int64)" (jit/signature.c).
+** Returns the number of arguments (types in out, return type in *ret), or
+** -1 with a message in err. */
+int jit_parse_signature(VM *vm, const char *s, const JType **out, int max, const JType **ret, char *err,
+                        size_t errsize);
+/* Whether a signature's parameter type s takes an argument of type a. */
+bool jit_signature_param_accepts(const JType *s, const JType *a);
 static inline bool jt_is_scalar(const JType *t) { return t->kind <= JK_FLOAT64; }
 static inline bool jt_is_int(const JType *t) { return t->kind >= JK_INT8 && t->kind <= JK_UINT64; }
 static inline bool jt_is_float(const JType *t) { return t->kind >= JK_FLOAT16 && t->kind <= JK_FLOAT64; }
@@ -191,40 +201,9 @@ void jf_free(JFunc *f); /* frees f and every callee specialization it owns */
 ** line of the function with the types of the expressions on it (malloc'd). */
 char *jf_dump(const JFunc *f);
 
-/* ------------------------------------------------- the kernel parameter ABI
-** Identical for PTX and the CPU device, so one marshalling serves both:
-**   bool/intN/uintN/floatN   → one parameter of that C type (bool as uint8)
-**   array(dtype, ndim, L)    → data pointer (void *), then shape[0..ndim) as
-**                              int64, then strides[0..ndim) as int64 (bytes)
-**   tuple                    → its elements' parameters, in order
-** On the CPU device, argument i of the kernel function is passed as
-** params[i], a pointer to the parameter's value (exactly like
-** cuLaunchKernel's kernelParams). */
-typedef struct JParam {
-    uint32_t size;   /* 1, 2, 4 or 8 bytes */
-} JParam;
-
-/* The CPU device's view of one thread (the kernel reads its indices here). */
-typedef struct KernelCtx {
-    int32_t tid[3];     /* threadIdx.x/y/z */
-    int32_t ctaid[3];   /* blockIdx */
-    int32_t ntid[3];    /* blockDim */
-    int32_t nctaid[3];  /* gridDim */
-    char *smem;         /* this block's static shared memory */
-    void *block;        /* runtime (gpu/cpu_device.c): the block's fiber group */
-    void *grids;        /* runtime (gpu/cpu_child_grids.c): where child launches queue */
-    void *worker;       /* runtime: the worker running the block (gpy_cpu_scratch) */
-    int64_t dyn_smem;   /* the launch's dynamic shared memory bytes */
-} KernelCtx;
-
-/* Runs all threads of one block in a loop (kernels without barriers, and
-** barrier kernels split into per-region thread loops, jit/cpu_regions.c). It
-** reads ctaid, ntid, nctaid and smem from ctx and neither reads nor writes
-** ctx->tid. */
-typedef void (*CpuBlockFn)(KernelCtx *ctx, void **params);
-/* Runs one thread (kernels with barriers run one fiber per thread): the
-** thread ctx->tid; it calls gpy_cpu_syncthreads(ctx) at each barrier. */
-typedef void (*CpuThreadFn)(KernelCtx *ctx, void **params);
+/* The kernel parameter ABI, KernelCtx, the CPU entry points and the debug
+** error record are the contract with the devices: contracts/kernel_abi.h. */
+typedef KernelParam JParam;
 
 /* CUDA's limits on a kernel's arrays (the same on every GPU Numba targets):
 ** shared memory per block without opt-in (ptxas refuses more static shared
@@ -261,31 +240,14 @@ typedef struct JitKernel {
     ** jit/jit_launch.c); a kernel that launches itself is not listed */
     struct JitKernel **children;
     int nchildren;
+    /* JIT_TARGET_CPU: the device's view of this kernel, filled once it is
+    ** compiled; a launch from another kernel passes its address */
+    CpuKernel cpu;
 } JitKernel;
 
-/* ------------------------------------------------------------ debug mode
-** A debug kernel checks every array index (after the negative wrap:
-** 0 <= idx < shape[d]). A failing thread writes the error record (first
-** writer wins, by an atomic compare-and-swap on flag) and returns; any
-** thread returning from a device call while flag is set returns too. The
-** record is a global of the kernel's module: on the CPU device the JitKernel
-** points at it (dbg_err); in PTX it is the .global JIT_DEBUG_ERR_SYMBOL,
-** read back by the launcher with the driver's module-global API. No trap:
-** a trap makes the CUDA context unusable, so the record could not be read. */
-#define JIT_DEBUG_ERR_SYMBOL "__gpy_err"
-#define JIT_DEBUG_MAXDIM 4
-typedef struct JitErrRecord {
-    int32_t flag;                    /* 0 none; 1 recorded */
-    int32_t site;                    /* index into JitKernel.dbg_sites */
-    int32_t axis;                    /* the first axis out of bounds */
-    int32_t ndim;                    /* indices recorded (at most JIT_DEBUG_MAXDIM) */
-    int64_t idx[JIT_DEBUG_MAXDIM];   /* the indices as written (before the negative wrap) */
-    int64_t shape[JIT_DEBUG_MAXDIM];
-    int32_t tid[3];                  /* threadIdx of the failing thread */
-    int32_t ctaid[3];                /* blockIdx */
-} JitErrRecord;
-
-/* One checked indexing expression. */
+/* Debug mode (bounds checks): the error record's layout is in
+** contracts/kernel_abi.h (JitErrRecord); its site indexes dbg_sites.
+** One checked indexing expression. */
 typedef struct JitSite {
     char func[64];    /* the kernel or device function holding it */
     bool in_device;   /* func is a device function */
@@ -311,6 +273,8 @@ typedef struct JitOptions {
 /* jit_compile with options (jit_compile is this with {fastmath, no_ptx_ir}). */
 JitKernel *jit_compile_opts(VM *vm, Function *fn, int nargs, const JType *const *argtypes, int targets,
                             int cc, const JitOptions *opts, char *err, size_t errsize);
+/* Fills k->cpu from k's CPU entry points (once they exist). */
+void jit_cpu_describe(JitKernel *k);
 /* Clears the CPU error record of a debug kernel before a launch (no-op otherwise). */
 void jit_debug_reset(JitKernel *k);
 /* When rec->flag is set, writes the IndexError message for it into msg
@@ -350,15 +314,5 @@ void jit_prepared_free(JitPrepared *p);
 ** mangled name; *ret receives the return type. NULL with err on failure. */
 char *jit_compile_ptx_device(VM *vm, Function *fn, int nargs, const JType *const *argtypes, int cc,
                              bool fastmath, const JType **ret, char *err, size_t errsize);
-
-/* ----------------------------------------------- hooks the cuda module provides
-** (stdlib/cuda.c) so inference can recognise decorated functions in globals. */
-/* The Python function behind a @cuda.jit dispatcher (kernel or device
-** function), or NULL when v is not one. *is_device tells which. */
-Function *cuda_dispatcher_function(VM *vm, Value v, bool *is_device);
-/* False (and why in err) when v is a device function declared with
-** signatures none of which takes these argument types. */
-bool cuda_device_signatures_accept(VM *vm, Value v, int nargs, const JType *const *argtypes, char *err,
-                                   size_t errsize);
 
 #endif

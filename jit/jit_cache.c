@@ -257,6 +257,7 @@ static bool load_cpu(VM *vm, JitKernel *k, const char *ir, const JitCachedCode *
         LLVMDisposeErrorMessage(msg);
         return false;
     }
+    jit_cpu_describe(k);
     return true;
 }
 
@@ -274,7 +275,7 @@ static size_t cpu_static_shared(const JFunc *f, const JFunc **seen, int *nseen, 
         const JInfo *in = m->slots[s].info;
         if (!m->slots[s].key || !in || in->builtin != JB_SHARED_ARRAY || !in->type || in->type->kind != JK_ARRAY)
             continue;
-        uint64_t bytes = nd_itemsize(in->type->dtype);
+        uint64_t bytes = dtype_itemsize(in->type->dtype);
         for (int d = 0; d < in->type->ndim && d < 3; d++) {
             if (in->shape[d] < 0 || (in->shape[d] && bytes > JIT_MAX_STATIC_SHARED / (uint64_t)in->shape[d]))
                 return SIZE_MAX;

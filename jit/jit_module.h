@@ -59,8 +59,11 @@ typedef struct JitHost {
     const char *(*jt_name)(const JType *t, char *buf, size_t size);
     /* arrays and the cuda module's state */
     size_t (*nd_itemsize)(NDType dt);
+    size_t (*dtype_itemsize)(NDType dt); /* contracts/dtype.c */
     bool (*nd_check)(VM *vm, Value v);
     CudaState *(*cuda_state)(VM *vm);
+    /* the cuda binding's answers about values (jit/binding.h) */
+    const struct JitBinding *(*jit_binding)(VM *vm);
     /* the CPU device's runtime that compiled CPU kernels call by name
     ** (gpy_cpu_syncthreads, ...): jit.c defines each as an absolute symbol
     ** in every LLJIT. Only addresses cross here, never calls. */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binding.h"
 #include "cpu_regions.h"
 #include "target.h"
 
@@ -18,10 +19,10 @@ static LLVMValueRef const_array(Lower *L, const JType *t, LLVMValueRef data, con
 /* A global array captured at compile time: its elements (C order) in a
 ** constant global (.const on PTX), viewed as an array value. */
 static LLVMValueRef const_global_array(Lower *L, Value v, const JType *t, const AstNode *at) {
-    if (!nd_check(L->vm, v)) lower_fail(L, at, "bad array constant");
-    NDArray *a = (NDArray *)AS_OBJ(v);
+    JitArrayView view, *a = &view;
+    if (!jit_binding(L->vm)->array_view(L->vm, v, false, a)) lower_fail(L, at, "bad array constant");
     if (a->ndim != t->ndim || a->dtype != t->dtype) lower_fail(L, at, "global array changed type since compilation");
-    size_t isz = nd_itemsize(a->dtype), n = (size_t)a->size;
+    size_t isz = dtype_itemsize(a->dtype), n = (size_t)a->size;
     /* the 32-bit index variant assumes every extent and size is below 2^31 */
     if (n >= ((size_t)1 << 31)) lower_fail(L, at, "a global array of 2^31 or more elements cannot be captured as a constant");
     char *bytes = malloc(n * isz + 1);
@@ -174,7 +175,7 @@ static LLVMValueRef lower_grid(Lower *L, JInfo *info, bool size) {
 static LLVMValueRef const_array(Lower *L, const JType *t, LLVMValueRef data, const int64_t *shape) {
     LLVMTypeRef dims = LLVMArrayType2(L->t_i64, (uint64_t)t->ndim);
     LLVMValueRef s[3], st[3];
-    int64_t stride = (int64_t)nd_itemsize(t->dtype);
+    int64_t stride = (int64_t)dtype_itemsize(t->dtype);
     for (int k = t->ndim - 1; k >= 0; k--) {
         s[k] = LLVMConstInt(L->t_i64, (unsigned long long)shape[k], 0);
         st[k] = LLVMConstInt(L->t_i64, (unsigned long long)stride, 0);
@@ -198,7 +199,7 @@ static LLVMValueRef lower_alloc_array(Lower *L, AstNode *n, JInfo *info, bool sh
             lower_fail(L, n, "array dimensions must be positive");
         if (__builtin_mul_overflow(count, info->shape[k], &count)) count = INT64_MAX;
     }
-    if (__builtin_mul_overflow(count, (int64_t)nd_itemsize(t->dtype), &bytes)) bytes = INT64_MAX;
+    if (__builtin_mul_overflow(count, (int64_t)dtype_itemsize(t->dtype), &bytes)) bytes = INT64_MAX;
     /* a GPU refuses what does not fit its limits; the CPU device would
        overrun a stack or its shared-memory area instead */
     size_t smem_used = (L->smem_bytes + 15) & ~(size_t)15; /* as the CPU device aligns them */
@@ -223,7 +224,7 @@ static LLVMValueRef lower_alloc_array(Lower *L, AstNode *n, JInfo *info, bool sh
     LLVMTypeRef et = lower_mem_type(L, jt_scalar(L->vm, (JKind)t->dtype));
     LLVMValueRef data;
     if (shared) {
-        data = L->tg->shared_array(L, et, count, nd_itemsize(t->dtype));
+        data = L->tg->shared_array(L, et, count, dtype_itemsize(t->dtype));
     } else if (L->regions && L->f->is_kernel) {
         data = cpu_regions_local_array(L, n); /* one per thread of the block */
     } else {
@@ -235,7 +236,7 @@ static LLVMValueRef lower_alloc_array(Lower *L, AstNode *n, JInfo *info, bool sh
         /* cuda.shared.array(0, dtype): as many elements as the launch's
            dynamic shared memory holds (Numba does the same) */
         LLVMValueRef n = LLVMBuildUDiv(L->B, L->tg->dyn_shared_bytes(L),
-                                       LLVMConstInt(L->t_i64, nd_itemsize(t->dtype), 0), "dyn.count");
+                                       LLVMConstInt(L->t_i64, dtype_itemsize(t->dtype), 0), "dyn.count");
         LLVMValueRef shape = LLVMBuildExtractValue(L->B, arr, 1, "");
         shape = LLVMBuildInsertValue(L->B, shape, n, 0, "");
         arr = LLVMBuildInsertValue(L->B, arr, shape, 1, "");

@@ -579,7 +579,7 @@ LLVMValueRef lower_elem_addr(Lower *L, LLVMValueRef arr, const JType *at, AstNod
 LLVMValueRef lower_load_elem(Lower *L, LLVMValueRef addr, NDType dt) {
     const JType *t = jt_scalar(L->vm, (JKind)dt);
     LLVMValueRef v = LLVMBuildLoad2(L->B, lower_mem_type(L, t), addr, "");
-    LLVMSetAlignment(v, (unsigned)nd_itemsize(dt));
+    LLVMSetAlignment(v, (unsigned)dtype_itemsize(dt));
     if (dt == ND_BOOL) v = LLVMBuildICmp(L->B, LLVMIntNE, v, LLVMConstInt(L->t_i8, 0, 0), "");
     return v;
 }
@@ -587,7 +587,7 @@ LLVMValueRef lower_load_elem(Lower *L, LLVMValueRef addr, NDType dt) {
 void lower_store_elem(Lower *L, LLVMValueRef addr, NDType dt, LLVMValueRef v) {
     if (dt == ND_BOOL) v = LLVMBuildZExt(L->B, v, L->t_i8, "");
     LLVMValueRef s = LLVMBuildStore(L->B, v, addr);
-    LLVMSetAlignment(s, (unsigned)nd_itemsize(dt));
+    LLVMSetAlignment(s, (unsigned)dtype_itemsize(dt));
 }
 
 /* Constant index of a tuple subscript (an int literal, maybe negated). */

@@ -148,7 +148,8 @@ LLVMValueRef lower_launch(Lower *L, AstNode *n, JInfo *info) {
     LLVMValueRef buf = lower_alloca(L, LLVMArrayType2(L->t_i8, size ? size : 1), "launch_params");
     LLVMSetAlignment(buf, 16);
     store_params(L, buf, vals, offs, np);
-    LLVMValueRef kp = LLVMConstIntToPtr(LLVMConstInt(L->t_i64, (uint64_t)(uintptr_t)ck, 0), L->t_ptr);
+    /* the child's CpuKernel (filled once the child's code exists, before any launch) */
+    LLVMValueRef kp = LLVMConstIntToPtr(LLVMConstInt(L->t_i64, (uint64_t)(uintptr_t)&ck->cpu, 0), L->t_ptr);
     LLVMTypeRef pt[14] = {L->t_ptr, L->t_i32, L->t_i32, L->t_i32, L->t_ptr, L->t_i32, L->t_i32,
                           L->t_i32, L->t_i32, L->t_i32, L->t_i32, L->t_i32, L->t_ptr, L->t_i32};
     LLVMValueRef args[14] = {L->ctx, L->tid[0], L->tid[1], L->tid[2], kp, grid[0], grid[1], grid[2],

@@ -9,11 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binding.h"
 #include "jit.h"
 
 #define NSINGLE (JK_STRING + 1)
 
 struct JitTypes {
+    const JitBinding *host;   /* jit_set_host (kept here: the compiler's per-VM state in libgpy) */
     JType single[NSINGLE]; /* scalars, void, none, range, string */
     JType **set;           /* compound types; cap a power of two */
     size_t cap, count;
@@ -44,6 +46,11 @@ static struct JitTypes *types_of(VM *vm) {
     vm->jit_types = jt;
     vm_on_free(vm, types_free);
     return jt;
+}
+
+const struct JitBinding **jit_binding_slot(VM *vm) {
+    struct JitTypes *jt = types_of(vm);
+    return jt ? &jt->host : NULL;
 }
 
 const JType *jt_scalar(VM *vm, JKind k) {
@@ -173,10 +180,6 @@ const JType *jt_module(VM *vm, const char *path) {
     return intern(vm, &key);
 }
 
-static const char *const scalar_names[] = {
-    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float16", "float32", "float64",
-};
 
 /* Appends to buf at *pos, truncating safely. */
 static void put(char *buf, size_t size, size_t *pos, const char *s) {
@@ -197,7 +200,7 @@ static void name_into(const JType *t, char *buf, size_t size, size_t *pos) {
         return;
     }
     if (t->kind <= JK_FLOAT64) {
-        put(buf, size, pos, scalar_names[t->kind]);
+        put(buf, size, pos, dtype_name((NDType)t->kind));
         return;
     }
     switch (t->kind) {
@@ -205,7 +208,7 @@ static void name_into(const JType *t, char *buf, size_t size, size_t *pos) {
     case JK_NONE: put(buf, size, pos, "none"); break;
     case JK_ARRAY:
         snprintf(tmp, sizeof tmp, "array(%s, %dd, %c)",
-                 (int)t->dtype < ND__COUNT ? scalar_names[t->dtype] : "?", (int)t->ndim, t->layout);
+                 dtype_name(t->dtype), (int)t->ndim, t->layout);
         put(buf, size, pos, tmp);
         break;
     case JK_TUPLE: {
@@ -229,7 +232,7 @@ static void name_into(const JType *t, char *buf, size_t size, size_t *pos) {
     }
     case JK_RANGE: put(buf, size, pos, "range_state_int64"); break;
     case JK_DTYPE:
-        snprintf(tmp, sizeof tmp, "class(%s)", (int)t->dtype < ND__COUNT ? scalar_names[t->dtype] : "?");
+        snprintf(tmp, sizeof tmp, "class(%s)", dtype_name(t->dtype));
         put(buf, size, pos, tmp);
         break;
     case JK_FUNCTION: {

@@ -11,6 +11,7 @@
 
 #include "ast.h"
 #include "env_config.h"
+#include "open_libs.h"
 #include "gpy.h"
 #include "signals.h"
 #include "vm.h"
@@ -350,10 +351,10 @@ static void flush_stdout_body(VM *vm, void *ud) {
     ExitFlush *c = ud;
     Value out = vm->sys_module ? dict_get_cstr(vm, vm->sys_module->dict, "stdout") : EMPTY_VAL;
     c->stream = IS_EMPTY(out) ? vm->sys_stdout : out;
-    if (!IS_NONE(c->stream)) file_flush(vm, c->stream);
+    if (!IS_NONE(c->stream)) vm_stream_flush(vm, c->stream);
     /* the real stdout too when the program replaced sys.stdout */
     c->stream = vm->sys_stdout;
-    file_flush(vm, c->stream);
+    vm_stream_flush(vm, c->stream);
 }
 
 static void repr_body(VM *vm, void *ud) {

@@ -100,26 +100,17 @@ CudaDevKind cuda_device_kind(VM *vm) {
     CudaState *st = cuda_state(vm);
     if (st->kind != CUDA_DEV_UNDECIDED) return st->kind;
     int device = vm->config.device;
-    if (device == GPY_DEVICE_CPU) return st->kind = CUDA_DEV_CPU;
-    if (device != GPY_DEVICE_AUTO && device != GPY_DEVICE_CUDA)
+    if (device != GPY_DEVICE_AUTO && device != GPY_DEVICE_CPU && device != GPY_DEVICE_CUDA)
         vm_raise_kind(vm, ValueError, "config.device must be GPY_DEVICE_AUTO, GPY_DEVICE_CPU or GPY_DEVICE_CUDA, not %d",
                       device);
-    bool force = device == GPY_DEVICE_CUDA;
-    const char *libcuda = vm->config.libcuda;
-    char err[GPU_CUDA_ERRSIZE];
-    err[0] = '\0';
-    int n = 0, status = gpu_cuda_device_count(libcuda, &n, err, sizeof err);
-    if (status == 0 && n == 0)
-        snprintf(err, sizeof err, "the CUDA driver (%s) reports no device", gpu_cuda_library_path(libcuda));
-    if (status == 0 && n > 0) {
-        st->gpu = gpu_cuda_open(libcuda, 0, &status, err, sizeof err);
-        if (st->gpu) {
-            st->gen++;
-            return st->kind = CUDA_DEV_GPU;
-        }
+    char why[480];
+    GpuDeviceKind kind = gpu_device_select((GpuDeviceWant)device, vm->config.libcuda, &st->gpu, why, sizeof why);
+    if (kind == GPU_KIND_CUDA) {
+        st->gen++;
+        return st->kind = CUDA_DEV_GPU;
     }
-    if (!force) return st->kind = CUDA_DEV_CPU;
-    snprintf(st->why, sizeof st->why, "GPY_DEVICE=cuda: %.480s", err[0] ? err : "no CUDA device");
+    if (kind == GPU_KIND_CPU) return st->kind = CUDA_DEV_CPU;
+    snprintf(st->why, sizeof st->why, "GPY_DEVICE=cuda: %s", why);
     return st->kind = CUDA_DEV_FAILED;
 }
 
@@ -148,22 +139,7 @@ static CpuDevice *cpu_device(VM *vm) {
 }
 
 const char *cuda_device_description(int device, const char *libcuda, char *buf, size_t size) {
-    if (device == GPY_DEVICE_CPU) {
-        snprintf(buf, size, "gpy CPU device (GPY_DEVICE=cpu)");
-        return buf;
-    }
-    char err[GPU_CUDA_ERRSIZE];
-    GpuCudaProps p;
-    int n = 0;
-    if (gpu_cuda_device_count(libcuda, &n, err, sizeof err) == 0 && n > 0 &&
-        gpu_cuda_device_props(libcuda, 0, &p, err, sizeof err) == 0)
-        snprintf(buf, size, "CUDA device 0: %.200s (compute capability %d.%d, %d SMs)", p.name, p.cc_major, p.cc_minor,
-                 p.sm_count);
-    else if (device == GPY_DEVICE_CUDA)
-        snprintf(buf, size, "none: GPY_DEVICE=cuda but %.300s", n == 0 && !strstr(err, "not found") ? "no CUDA device" : err);
-    else
-        snprintf(buf, size, "gpy CPU device (no CUDA device found)");
-    return buf;
+    return gpu_device_describe((GpuDeviceWant)device, libcuda, "GPY_DEVICE", buf, size);
 }
 
 /* ---------------------------------------------------------------- devices */
@@ -636,17 +612,6 @@ void cuda_hook_order(VM *vm) {
     vm->free_hooks[n - 1] = cuda_free_hook;
 }
 
-static const struct {
-    const char *name;
-    NDType dt;
-} scalar_names[] = {
-    {"float16", ND_FLOAT16}, {"float32", ND_FLOAT32}, {"float64", ND_FLOAT64}, {"int8", ND_INT8},
-    {"int16", ND_INT16},     {"int32", ND_INT32},     {"int64", ND_INT64},     {"uint8", ND_UINT8},
-    {"uint16", ND_UINT16},   {"uint32", ND_UINT32},   {"uint64", ND_UINT64},   {"boolean", ND_BOOL},
-    {"bool_", ND_BOOL},      {"intp", ND_INT64},      {"uintp", ND_UINT64},    {"double", ND_FLOAT64},
-    {"f4", ND_FLOAT32},      {"f8", ND_FLOAT64},      {"i4", ND_INT32},        {"i8", ND_INT64},
-};
-
 /* Builds the cuda module and its types (called once per VM). */
 static void build_cuda(VM *vm, CudaState *st) {
     Type *t = type_new_builtin(vm, "cuda_intrinsic", vm->t_object, 0);
@@ -750,6 +715,7 @@ CudaState *cuda_state(VM *vm) {
     CudaState *st = calloc(1, sizeof *st);
     if (!st) vm_throw(vm, vm->memory_error);
     vm->cuda = st;
+    jit_set_binding(vm, &cuda_jit_binding);
     cuda_hook_order(vm);
     build_cuda(vm, st);
     compiler_preload(vm, st); /* LLVM loads while the program goes on to its first compile */
@@ -772,8 +738,11 @@ static Module *build_numba(VM *vm) {
     module_add_function(vm, m, "njit", f_host_jit);
     module_add_function(vm, m, "vectorize", cuda_f_vectorize);
     module_add_function(vm, m, "guvectorize", cuda_f_guvectorize);
-    for (size_t i = 0; i < sizeof scalar_names / sizeof scalar_names[0]; i++)
-        dict_set_cstr(vm, m->dict, scalar_names[i].name, nd_scalar_type(vm, scalar_names[i].dt));
+    /* numba.float32, numba.intc, numba.byte (uint8) ...: numba's type names */
+    size_t nalias;
+    const DTypeAlias *alias = dtype_aliases(&nalias);
+    for (size_t i = 0; i < nalias; i++)
+        if (alias[i].numba >= 0) dict_set_cstr(vm, m->dict, alias[i].name, nd_scalar_type(vm, alias[i].numba));
     return m;
 }
 
@@ -804,3 +773,7 @@ void cuda_register_modules(VM *vm) {
     cuda_ufunc_register(vm);
     module_register_native(vm, "numba.cuda.random", cuda_random_build_module);
 }
+
+_Static_assert((int)GPU_WANT_AUTO == GPY_DEVICE_AUTO && (int)GPU_WANT_CPU == GPY_DEVICE_CPU &&
+                   (int)GPU_WANT_CUDA == GPY_DEVICE_CUDA,
+               "gpu/device_select.h's GpuDeviceWant follows GpyDevice");

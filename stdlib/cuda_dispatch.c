@@ -97,52 +97,12 @@ static int numpy_scalar_dtype(VM *vm, Value v) {
     return -1;
 }
 
-/* The interned type of an array argument, from the per-VM table when it fits. */
-static const JType *array_type(VM *vm, CudaState *st, NDArray *a) {
-    char layout = (a->flags & ND_C_CONTIGUOUS) ? 'C' : 'A';
-    if (a->ndim < 8) {
-        const JType **slot = &st->array_types[a->dtype][a->ndim][layout == 'C' ? 0 : 1];
-        if (!*slot) *slot = jt_array(vm, a->dtype, a->ndim, layout);
-        return *slot;
-    }
-    return jt_array(vm, a->dtype, a->ndim, layout);
-}
-
-static const JType *scalar_type(VM *vm, CudaState *st, NDType dt) {
-    if (!st->scalar_types[dt]) st->scalar_types[dt] = jt_scalar(vm, (JKind)dt);
-    return st->scalar_types[dt];
-}
-
-const JType *jt_of_value(VM *vm, Value v, char *err, size_t errsize) {
-    CudaState *st = cuda_state(vm);
-    if (IS_BOOL(v)) return scalar_type(vm, st, ND_BOOL);
-    if (IS_INT(v)) return scalar_type(vm, st, ND_INT64);
-    if (IS_FLOAT(v)) return scalar_type(vm, st, ND_FLOAT64);
-    NDArray *a = cuda_array_of(vm, v);
-    if (a) {
-        if (a->dtype == ND_FLOAT16) {
-            snprintf(err, errsize, "float16 arrays cannot be passed to kernels yet");
-            return NULL;
-        }
-        return array_type(vm, st, a);
-    }
-    if (IS_TUPLE(vm, v)) {
-        Tuple *t = AS_TUPLE(v);
-        if (t->len > MAX_ARGS) {
-            snprintf(err, errsize, "tuple of %lld elements is too long for a kernel argument", (long long)t->len);
-            return NULL;
-        }
-        const JType *elems[MAX_ARGS];
-        for (int64_t i = 0; i < t->len; i++) {
-            elems[i] = jt_of_value(vm, t->items[i], err, errsize);
-            if (!elems[i]) return NULL;
-        }
-        return jt_tuple(vm, (int)t->len, elems);
-    }
-    int dt = numpy_scalar_dtype(vm, v);
-    if (dt >= 0 && dt != ND_FLOAT16) return scalar_type(vm, st, (NDType)dt);
-    snprintf(err, errsize, "cannot pass a value of type '%s' to a kernel", vm_type_name(vm, v));
-    return NULL;
+/* Keeps the types the launch loop meets most (arrays up to 7-d, int, float)
+** where arg_type finds them without asking the compiler. */
+static void remember_type(CudaState *st, const JType *t) {
+    if (!t) return;
+    if (t->kind == JK_ARRAY && t->ndim < 8) st->array_types[t->dtype][t->ndim][t->layout == 'C' ? 0 : 1] = t;
+    else if (t->kind == JK_INT64 || t->kind == JK_FLOAT64) st->scalar_types[t->kind] = t;
 }
 
 /* The fast path of jt_of_value for the launch loop. */
@@ -161,7 +121,9 @@ static inline const JType *arg_type(VM *vm, CudaState *st, Value v, char *err, s
     } else if (IS_FLOAT(v) && st->scalar_types[ND_FLOAT64]) {
         return st->scalar_types[ND_FLOAT64];
     }
-    return jt_of_value(vm, v, err, errsize);
+    const JType *t = jt_of_value(vm, v, err, errsize);
+    remember_type(st, t);
+    return t;
 }
 
 /* "(array(float32, 1d, C), int64)" */
@@ -176,173 +138,8 @@ static void types_str(const JType *const *tys, int n, char *buf, size_t size) {
     if (len < size) snprintf(buf + len, size - len, ")");
 }
 
-/* ------------------------------------------------------------ signatures */
-
-static const struct {
-    const char *name;
-    JKind kind;
-} type_names[] = {
-    {"void", JK_VOID},       {"none", JK_VOID},       {"boolean", JK_BOOL},    {"bool_", JK_BOOL},
-    {"b1", JK_BOOL},         {"int8", JK_INT8},       {"int16", JK_INT16},     {"int32", JK_INT32},
-    {"int64", JK_INT64},     {"uint8", JK_UINT8},     {"uint16", JK_UINT16},   {"uint32", JK_UINT32},
-    {"uint64", JK_UINT64},   {"float16", JK_FLOAT16}, {"float32", JK_FLOAT32}, {"float64", JK_FLOAT64},
-    {"i1", JK_INT8},         {"i2", JK_INT16},        {"i4", JK_INT32},        {"i8", JK_INT64},
-    {"u1", JK_UINT8},        {"u2", JK_UINT16},       {"u4", JK_UINT32},       {"u8", JK_UINT64},
-    {"f2", JK_FLOAT16},      {"f4", JK_FLOAT32},      {"f8", JK_FLOAT64},      {"intp", JK_INT64},
-    {"uintp", JK_UINT64},    {"int_", JK_INT64},      {"float_", JK_FLOAT32},  {"double", JK_FLOAT64},
-    {"uint", JK_UINT64},     {"byte", JK_UINT8},
-};
-
-static void skip_ws(const char **p) {
-    while (**p == ' ' || **p == '\t' || **p == '\n') (*p)++;
-}
-
-/* One type of a signature: a scalar name, optionally [:, ::1]-style dims. */
-static const JType *parse_type(VM *vm, const char **p, char *err, size_t errsize) {
-    skip_ws(p);
-    const char *s = *p;
-    while ((**p >= 'a' && **p <= 'z') || (**p >= 'A' && **p <= 'Z') || (**p >= '0' && **p <= '9') || **p == '_')
-        (*p)++;
-    size_t n = (size_t)(*p - s);
-    if (n == 0) {
-        snprintf(err, errsize, "expected a type name at '%.20s'", s);
-        return NULL;
-    }
-    int kind = -1;
-    for (size_t i = 0; i < sizeof type_names / sizeof type_names[0]; i++)
-        if (strlen(type_names[i].name) == n && memcmp(type_names[i].name, s, n) == 0) kind = (int)type_names[i].kind;
-    if (kind < 0) {
-        snprintf(err, errsize, "unknown type '%.*s'", (int)n, s);
-        return NULL;
-    }
-    skip_ws(p);
-    if (**p != '[') return jt_scalar(vm, (JKind)kind);
-    if (kind == JK_VOID) {
-        snprintf(err, errsize, "arrays of void are not a type");
-        return NULL;
-    }
-    (*p)++;
-    int ndim = 0, contig_at = -1;
-    for (;;) {
-        skip_ws(p);
-        if (**p != ':') {
-            snprintf(err, errsize, "expected ':' in array dimensions at '%.20s'", *p);
-            return NULL;
-        }
-        (*p)++;
-        skip_ws(p);
-        if (**p == ':') {
-            (*p)++;
-            skip_ws(p);
-            if (**p != '1') {
-                snprintf(err, errsize, "expected '::1' in array dimensions");
-                return NULL;
-            }
-            (*p)++;
-            if (contig_at >= 0) {
-                snprintf(err, errsize, "only one dimension may be '::1'");
-                return NULL;
-            }
-            contig_at = ndim;
-        }
-        ndim++;
-        skip_ws(p);
-        if (**p == ',') {
-            (*p)++;
-            continue;
-        }
-        if (**p == ']') {
-            (*p)++;
-            break;
-        }
-        snprintf(err, errsize, "expected ',' or ']' in array dimensions at '%.20s'", *p);
-        return NULL;
-    }
-    if (ndim > ND_MAXDIM) {
-        snprintf(err, errsize, "too many dimensions");
-        return NULL;
-    }
-    char layout = 'A';
-    if (contig_at == ndim - 1) layout = 'C';
-    else if (contig_at == 0) layout = 'F';
-    else if (contig_at >= 0) {
-        snprintf(err, errsize, "'::1' must be the first or the last dimension");
-        return NULL;
-    }
-    return jt_array(vm, (NDType)kind, ndim, layout);
-}
-
-int cuda_parse_signature(VM *vm, const char *s, const JType **out, int max, const JType **ret, char *err,
-                         size_t errsize) {
-    const char *p = s;
-    skip_ws(&p);
-    *ret = jt_scalar(vm, JK_VOID);
-    if (*p != '(') {
-        *ret = parse_type(vm, &p, err, errsize);
-        if (!*ret) return -1;
-        skip_ws(&p);
-        if (*p != '(') {
-            snprintf(err, errsize, "expected '(' after the return type in signature '%s'", s);
-            return -1;
-        }
-    }
-    p++;
-    int n = 0;
-    skip_ws(&p);
-    if (*p == ')') {
-        p++;
-    } else {
-        for (;;) {
-            if (n >= max) {
-                snprintf(err, errsize, "too many arguments in signature");
-                return -1;
-            }
-            out[n] = parse_type(vm, &p, err, errsize);
-            if (!out[n]) return -1;
-            if (out[n]->kind == JK_VOID) {
-                snprintf(err, errsize, "void is not an argument type");
-                return -1;
-            }
-            n++;
-            skip_ws(&p);
-            if (*p == ',') {
-                p++;
-                continue;
-            }
-            if (*p == ')') {
-                p++;
-                break;
-            }
-            snprintf(err, errsize, "expected ',' or ')' in signature '%s'", s);
-            return -1;
-        }
-    }
-    skip_ws(&p);
-    if (*p) {
-        snprintf(err, errsize, "unexpected text after signature: '%s'", p);
-        return -1;
-    }
-    return n;
-}
-
-/* Whether a signature's parameter type takes an argument of type a: arrays
-** of its dtype and dimensions (any layout where it says 'A'), any scalar
-** where it has a scalar (the callee is specialized on the scalar it gets,
-** where Numba would convert it first), tuples element by
-** element, else the same type. */
-static bool sig_param_accepts(const JType *s, const JType *a) {
-    if (s->kind == JK_ARRAY)
-        return a->kind == JK_ARRAY && a->dtype == s->dtype && a->ndim == s->ndim &&
-               (s->layout == 'A' || s->layout == a->layout);
-    if (jt_is_scalar(s)) return jt_is_scalar(a);
-    if (s->kind == JK_TUPLE) {
-        if (a->kind != JK_TUPLE || a->n != s->n) return false;
-        for (int i = 0; i < s->n; i++)
-            if (!sig_param_accepts(s->elems[i], a->elems[i])) return false;
-        return true;
-    }
-    return s == a;
-}
+/* ------------------------------------------------------------ signatures
+** (parsed by jit/signature.c) */
 
 /* Hook for inference (jit.h): a device function declared with signatures
 ** is called only with arguments one of them takes, so a wrong argument gets
@@ -358,10 +155,10 @@ bool cuda_device_signatures_accept(VM *vm, Value v, int nargs, const JType *cons
     for (int64_t i = 0; i < l->len; i++) {
         const JType *tys[MAX_ARGS], *ret;
         char perr[256];
-        int n = cuda_parse_signature(vm, AS_STR(l->items[i])->chars, tys, MAX_ARGS, &ret, perr, sizeof perr);
+        int n = jit_parse_signature(vm, AS_STR(l->items[i])->chars, tys, MAX_ARGS, &ret, perr, sizeof perr);
         if (n != nargs) continue;
         bool ok = true;
-        for (int k = 0; k < n && ok; k++) ok = sig_param_accepts(tys[k], argtypes[k]);
+        for (int k = 0; k < n && ok; k++) ok = jit_signature_param_accepts(tys[k], argtypes[k]);
         if (ok) return true;
         char one[512];
         types_str(tys, n, one, sizeof one);
@@ -371,6 +168,27 @@ bool cuda_device_signatures_accept(VM *vm, Value v, int nargs, const JType *cons
     snprintf(err, errsize, "device function '%s' takes %s, not %s", disp_name(d), wanted, given);
     return false;
 }
+
+/* ------------------------------------------- the kernel compiler's host
+** What jit/ asks of the cuda binding (jit/binding.h): arrays as it may read
+** them, dtype objects, numpy scalars and @cuda.jit functions. */
+
+static bool host_array_view(VM *vm, Value v, bool device, JitArrayView *out) {
+    NDArray *a = device ? cuda_array_of(vm, v) : nd_check(vm, v) ? (NDArray *)AS_OBJ(v) : NULL;
+    if (!a) return false;
+    *out = (JitArrayView){.data = a->data, .dtype = a->dtype, .ndim = a->ndim, .shape = a->shape,
+                          .strides = a->strides, .size = a->size,
+                          .c_contiguous = (a->flags & ND_C_CONTIGUOUS) != 0};
+    return true;
+}
+
+const JitBinding cuda_jit_binding = {
+    .array_view = host_array_view,
+    .dtype_of = nd_dtype_try,
+    .scalar_dtype = numpy_scalar_dtype,
+    .dispatcher_function = cuda_dispatcher_function,
+    .device_signatures_accept = cuda_device_signatures_accept,
+};
 
 /* ---------------------------------------------------------------- compile */
 
@@ -531,31 +349,15 @@ typedef struct HostTemp {
     size_t bytes;
 } HostTemp;
 
+/* The gpy-value half of marshalling; gpu/kernel_args.c lays the decoded
+** values out by the kernel ABI. */
 typedef struct Marshal {
-    int n;
-    uint64_t slots[MAX_PARAMS];
-    void *ptrs[MAX_PARAMS + 1];  /* + gpy's closing NULL (cuda_driver.h) */
+    GpuArgs args;                /* GPU: straight into the spec's parameter block (args.plan) */
     GpuCuda *gpu;                /* launching on a GPU: arrays pass device pointers */
-    GpuCudaParams *plan;         /* GPU: values go straight into the spec's parameter block */
     int status;                  /* a driver failure while copying a host array in */
     int ntemps;
     HostTemp temps[MAX_ARGS];
 } Marshal;
-
-static bool push_slot(Marshal *m, const void *p, size_t size) {
-    if (m->plan) { /* sizes must match the compiled kernel's parameter list */
-        if (m->n >= m->plan->n || m->plan->size[m->n] != size) return false;
-        memcpy(gpu_cuda_param_slot(m->plan, m->n), p, size);
-        m->n++;
-        return true;
-    }
-    if (m->n >= MAX_PARAMS) return false;
-    m->slots[m->n] = 0;
-    memcpy(&m->slots[m->n], p, size);
-    m->ptrs[m->n] = &m->slots[m->n];
-    m->n++;
-    return true;
-}
 
 /* Copies a host array argument to a fresh device buffer (Numba's implicit
 ** transfer); the launch copies it back and frees it (temps_finish). */
@@ -603,40 +405,39 @@ static int temps_finish(VM *vm, Marshal *m, bool copy_back, char *err, size_t er
     return first;
 }
 
-/* Reads a numeric argument as int (is_int) or double. */
-static bool read_number(VM *vm, Value v, bool *is_int, int64_t *i, uint64_t *u, double *f, bool *is_unsigned) {
-    *is_unsigned = false;
+/* Reads a numeric argument: a Python number or a numpy scalar. */
+static bool read_number(VM *vm, Value v, GpuNumber *x) {
+    *x = (GpuNumber){0};
     if (IS_INTLIKE(v)) {
-        *is_int = true;
-        *i = AS_INTLIKE(v);
+        x->is_int = true;
+        x->i = AS_INTLIKE(v);
         return true;
     }
     if (IS_FLOAT(v)) {
-        *is_int = false;
-        *f = AS_FLOAT(v);
+        x->f = AS_FLOAT(v);
         return true;
     }
     int dt = numpy_scalar_dtype(vm, v);
     if (dt < 0 || dt == ND_FLOAT16) return false;
     NDArray *a = nd_from_value(vm, v, dt);
     const char *p = a->data;
-    *is_int = !nd_is_float((NDType)dt);
+    x->is_int = !nd_is_float((NDType)dt);
     switch ((NDType)dt) {
-    case ND_BOOL: *i = *(const uint8_t *)p != 0; break;
-    case ND_INT8: *i = *(const int8_t *)p; break;
-    case ND_INT16: *i = *(const int16_t *)p; break;
-    case ND_INT32: *i = *(const int32_t *)p; break;
-    case ND_INT64: *i = *(const int64_t *)p; break;
-    case ND_UINT8: *i = *(const uint8_t *)p; break;
-    case ND_UINT16: *i = *(const uint16_t *)p; break;
-    case ND_UINT32: *i = *(const uint32_t *)p; break;
+    case ND_BOOL: x->i = *(const uint8_t *)p != 0; break;
+    case ND_INT8: x->i = *(const int8_t *)p; break;
+    case ND_INT16: x->i = *(const int16_t *)p; break;
+    case ND_INT32: x->i = *(const int32_t *)p; break;
+    case ND_INT64: x->i = *(const int64_t *)p; break;
+    case ND_UINT8: x->i = *(const uint8_t *)p; break;
+    case ND_UINT16: x->i = *(const uint16_t *)p; break;
+    case ND_UINT32: x->i = *(const uint32_t *)p; break;
     case ND_UINT64:
-        *u = *(const uint64_t *)p;
-        *i = (int64_t)*u;
-        *is_unsigned = true;
+        x->u = *(const uint64_t *)p;
+        x->i = (int64_t)x->u;
+        x->is_unsigned = true;
         break;
-    case ND_FLOAT32: *f = *(const float *)p; break;
-    default: *f = *(const double *)p; break;
+    case ND_FLOAT32: x->f = *(const float *)p; break;
+    default: x->f = *(const double *)p; break;
     }
     return true;
 }
@@ -645,35 +446,15 @@ static bool read_number(VM *vm, Value v, bool *is_int, int64_t *i, uint64_t *u, 
 ** in err (false) when it does not fit. */
 static bool marshal_value(VM *vm, const JType *t, Value v, Marshal *m, char *err, size_t errsize) {
     if (jt_is_scalar(t)) {
-        bool is_int = false, is_u = false;
-        int64_t i = 0;
-        uint64_t u = 0;
-        double f = 0;
-        if (!read_number(vm, v, &is_int, &i, &u, &f, &is_u)) {
+        GpuNumber x;
+        if (!read_number(vm, v, &x)) {
             snprintf(err, errsize, "cannot pass a '%s' as %s", vm_type_name(vm, v), nd_dtype_name((NDType)t->kind));
             return false;
         }
-        bool ok = true;
-#define AS_C(ctype) (is_int ? (is_u ? (ctype)u : (ctype)i) : (ctype)f)
-        switch (t->kind) {
-        case JK_BOOL: { uint8_t x = is_int ? (i != 0 || u != 0) : (f != 0); ok = push_slot(m, &x, 1); break; }
-        case JK_INT8: { int8_t x = AS_C(int8_t); ok = push_slot(m, &x, 1); break; }
-        case JK_INT16: { int16_t x = AS_C(int16_t); ok = push_slot(m, &x, 2); break; }
-        case JK_INT32: { int32_t x = AS_C(int32_t); ok = push_slot(m, &x, 4); break; }
-        case JK_INT64: { int64_t x = AS_C(int64_t); ok = push_slot(m, &x, 8); break; }
-        case JK_UINT8: { uint8_t x = AS_C(uint8_t); ok = push_slot(m, &x, 1); break; }
-        case JK_UINT16: { uint16_t x = AS_C(uint16_t); ok = push_slot(m, &x, 2); break; }
-        case JK_UINT32: { uint32_t x = AS_C(uint32_t); ok = push_slot(m, &x, 4); break; }
-        case JK_UINT64: { uint64_t x = is_int ? (is_u ? u : (uint64_t)i) : (uint64_t)f; ok = push_slot(m, &x, 8); break; }
-        case JK_FLOAT32: { float x = AS_C(float); ok = push_slot(m, &x, 4); break; }
-        case JK_FLOAT64: { double x = AS_C(double); ok = push_slot(m, &x, 8); break; }
-        default:
-            snprintf(err, errsize, "float16 scalar arguments are not supported yet");
-            return false;
-        }
-#undef AS_C
-        if (!ok) snprintf(err, errsize, "the parameters do not match the compiled kernel's");
-        return ok;
+        int rc = gpu_args_push_scalar(&m->args, (NDType)t->kind, &x);
+        if (rc == GPU_ARGS_UNSUPPORTED) snprintf(err, errsize, "float16 scalar arguments are not supported yet");
+        else if (rc) snprintf(err, errsize, "the parameters do not match the compiled kernel's");
+        return rc == 0;
     }
     if (t->kind == JK_ARRAY) {
         NDArray *a = cuda_array_of(vm, v);
@@ -686,23 +467,20 @@ static bool marshal_value(VM *vm, const JType *t, Value v, Marshal *m, char *err
             snprintf(err, errsize, "array is not %c-contiguous as the signature requires", t->layout);
             return false;
         }
-        void *data = a->data;
+        uint64_t address = (uint64_t)(uintptr_t)a->data;
         const int64_t *strides = a->strides;
-        bool ok = true;
         if (m->gpu && cuda_is_devarray(vm, v)) {
-            CUdeviceptr p = cuda_devarray_ptr(vm, v);
-            ok = push_slot(m, &p, sizeof p);
+            address = cuda_devarray_ptr(vm, v);
         } else if (m->gpu) {
             CUdeviceptr p = 0;
             if (!host_temp(vm, m, a, &p, &strides, err, errsize)) return false;
-            ok = push_slot(m, &p, sizeof p);
-        } else {
-            ok = push_slot(m, &data, sizeof data);
+            address = p;
         }
-        for (int i = 0; ok && i < a->ndim; i++) ok = push_slot(m, &a->shape[i], 8);
-        for (int i = 0; ok && i < a->ndim; i++) ok = push_slot(m, &strides[i], 8);
-        if (!ok) snprintf(err, errsize, "the parameters do not match the compiled kernel's");
-        return ok;
+        if (gpu_args_push_array(&m->args, address, a->ndim, a->shape, strides) != 0) {
+            snprintf(err, errsize, "the parameters do not match the compiled kernel's");
+            return false;
+        }
+        return true;
     }
     if (t->kind == JK_TUPLE) {
         if (!IS_TUPLE(vm, v) || AS_TUPLE(v)->len != t->n) {
@@ -847,9 +625,9 @@ static Value launch_gpu(VM *vm, Launch *l, Dispatcher *d, Spec *s, Marshal *m, i
         gl.grid[i] = l->grid[i];
         gl.block[i] = l->block[i];
     }
-    status = m->n != s->k->nparams ? GPU_CUDA_EARG : gpu_cuda_launch(vm->cuda->gpu, &s->fn, &gl, err, sizeof err);
-    if (m->n != s->k->nparams)
-        snprintf(err, sizeof err, "%d parameters marshalled, the compiled kernel takes %d", m->n, s->k->nparams);
+    status = m->args.n != s->k->nparams ? GPU_CUDA_EARG : gpu_cuda_launch(vm->cuda->gpu, &s->fn, &gl, err, sizeof err);
+    if (m->args.n != s->k->nparams)
+        snprintf(err, sizeof err, "%d parameters marshalled, the compiled kernel takes %d", m->args.n, s->k->nparams);
     char err2[GPU_CUDA_ERRSIZE];
     int status2 = temps_finish(vm, m, status == 0, err2, sizeof err2);
     if (status) {
@@ -945,10 +723,9 @@ static Value launch_run(VM *vm, Launch *l, int argc, Value *argv) {
     }
     JitKernel *k = s->k;
     Marshal m;
-    m.n = 0;
+    gpu_args_init(&m.args, s->gpu ? s->plan : NULL);
     m.ntemps = 0;
     m.gpu = s->gpu ? st->gpu : NULL;
-    m.plan = s->gpu ? s->plan : NULL;
     m.status = 0;
     if (m.gpu) {
         launch_gpu(vm, l, d, s, &m, argc, argv);
@@ -960,9 +737,9 @@ static Value launch_run(VM *vm, Launch *l, int argc, Value *argv) {
     for (int i = 0; i < argc; i++)
         if (!marshal_value(vm, s->types[i], staged[i], &m, err, sizeof err))
             vm_raise_kind(vm, TypeError, "kernel '%s' argument %d: %s", disp_name(d), i + 1, err);
-    if (m.n != k->nparams)
+    if (m.args.n != k->nparams)
         vm_raise_kind(vm, SystemError, "kernel '%s': %d parameters marshalled, the compiled kernel takes %d",
-                      disp_name(d), m.n, k->nparams);
+                      disp_name(d), m.args.n, k->nparams);
     if (!st->device) {
         st->device = gpu_cpu_new(vm->config.cpu_threads, vm->config.cpu_fiber_stack);
         if (!st->device) vm_raise_kind(vm, RuntimeError, "cannot create the CPU device");
@@ -989,7 +766,7 @@ static Value launch_run(VM *vm, Launch *l, int argc, Value *argv) {
     cl.block_fn = k->cpu_block;
     cl.thread_fn = k->cpu_thread;
     cl.uses_barrier = k->uses_barrier;
-    cl.params = m.ptrs;
+    cl.params = m.args.ptrs;
     cl.grids = NULL;
     compiler_debug_reset(k);
     int rc = gpu_cpu_launch_tree(st->device, &cl, err, sizeof err); /* with the grids it launches */
@@ -1121,7 +898,7 @@ static Spec *pick_spec(VM *vm, Dispatcher *d, Value sig) {
             if (str_equal(AS_STR(spec_key(vm, &d->specs[i], d->eager || d->debug)), AS_STR(sig))) return &d->specs[i];
         const JType *tys[MAX_ARGS], *ret;
         char err[256];
-        int n = cuda_parse_signature(vm, AS_STR(sig)->chars, tys, MAX_ARGS, &ret, err, sizeof err);
+        int n = jit_parse_signature(vm, AS_STR(sig)->chars, tys, MAX_ARGS, &ret, err, sizeof err);
         if (n >= 0) {
             Spec *s = find_eager(d, n, tys);
             if (s) return s;
@@ -1265,7 +1042,7 @@ static Value dispatcher_new(VM *vm, Value fn, Value sigs, bool device, bool fast
             const JType *tys[MAX_ARGS], *ret;
             char err[512];
             const char *text = AS_STR(l->items[i])->chars;
-            int n = cuda_parse_signature(vm, text, tys, MAX_ARGS, &ret, err, sizeof err);
+            int n = jit_parse_signature(vm, text, tys, MAX_ARGS, &ret, err, sizeof err);
             if (n < 0) vm_raise(vm, st->t_typing_error, "invalid signature '%s': %s", text, err);
             if (n != f->proto->nparams)
                 vm_raise(vm, st->t_typing_error, "signature '%s' has %d argument%s, '%s' takes %d", text, n,
@@ -1374,7 +1151,7 @@ Value cuda_f_compile_ptx(VM *vm, int argc, Value *argv, Dict *kwargs) {
     Str *sig = arg_str(vm, "compile_ptx", argv[1]);
     const JType *tys[MAX_ARGS], *ret;
     char err[4096];
-    int n = cuda_parse_signature(vm, sig->chars, tys, MAX_ARGS, &ret, err, sizeof err);
+    int n = jit_parse_signature(vm, sig->chars, tys, MAX_ARGS, &ret, err, sizeof err);
     if (n < 0) vm_raise(vm, st->t_typing_error, "invalid signature '%s': %s", sig->chars, err);
     if (!is_device && ret->kind != JK_VOID) vm_raise(vm, st->t_typing_error, "CUDA kernel must have void return type");
     Function *f = (Function *)AS_OBJ(fnv);

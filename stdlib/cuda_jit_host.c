@@ -27,8 +27,10 @@ const JitHost cuda_jit_host = {
     .jt_scalar = jt_scalar,
     .jt_name = jt_name,
     .nd_itemsize = nd_itemsize,
+    .dtype_itemsize = dtype_itemsize,
     .nd_check = nd_check,
     .cuda_state = cuda_state,
+    .jit_binding = jit_binding,
     .cpu_runtime = cpu_runtime,
     .ncpu_runtime = (int)(sizeof cpu_runtime / sizeof cpu_runtime[0]),
 };

@@ -17,6 +17,9 @@
 
 #include "../gpu/cpu_device.h"
 #include "../gpu/cuda_driver.h"
+#include "../gpu/device_select.h"
+#include "../gpu/kernel_args.h"
+#include "../jit/binding.h"
 #include "../jit/jit.h"
 #include "cuda_embed.h"
 #include "ndarray.h"
@@ -143,11 +146,17 @@ Value cuda_f_vectorize(VM *vm, int argc, Value *argv, Dict *kwargs);
 Value cuda_f_reduce(VM *vm, int argc, Value *argv, Dict *kwargs);
 Value cuda_f_guvectorize(VM *vm, int argc, Value *argv, Dict *kwargs);
 void cuda_ufunc_register(VM *vm);
-/* Parses a Numba signature string "void(float32[:], int64)". Returns the
-** number of arguments (types in out, return type in *ret), or -1 with a
-** message in err. */
-int cuda_parse_signature(VM *vm, const char *s, const JType **out, int max, const JType **ret, char *err,
-                         size_t errsize);
+
+/* cuda_dispatch.c: what the kernel compiler asks of this module (jit/binding.h);
+** cuda_state gives it to each VM. */
+extern const JitBinding cuda_jit_binding;
+/* The Python function behind a @cuda.jit dispatcher (kernel or device
+** function), or NULL when v is not one. *is_device tells which. */
+Function *cuda_dispatcher_function(VM *vm, Value v, bool *is_device);
+/* False (and why in err) when v is a device function declared with
+** signatures none of which takes these argument types. */
+bool cuda_device_signatures_accept(VM *vm, Value v, int nargs, const JType *const *argtypes, char *err,
+                                   size_t errsize);
 
 /* ---- cuda_cache.c ---- */
 /* A cache file: this header, then len bytes of payload whose FNV-1a

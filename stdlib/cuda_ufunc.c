@@ -22,16 +22,7 @@ static const char ufunc_source[] =
     "import numpy as np\n"
     "from numba import cuda\n"
     "\n"
-    "_TYPE_NAMES = {\n"
-    "    'float16': 'float16', 'float32': 'float32', 'float64': 'float64',\n"
-    "    'f2': 'float16', 'f4': 'float32', 'f8': 'float64', 'double': 'float64',\n"
-    "    'float_': 'float32', 'int8': 'int8', 'int16': 'int16', 'int32': 'int32',\n"
-    "    'int64': 'int64', 'uint8': 'uint8', 'uint16': 'uint16', 'uint32': 'uint32',\n"
-    "    'uint64': 'uint64', 'i1': 'int8', 'i2': 'int16', 'i4': 'int32',\n"
-    "    'i8': 'int64', 'u1': 'uint8', 'u2': 'uint16', 'u4': 'uint32',\n"
-    "    'u8': 'uint64', 'intp': 'int64', 'uintp': 'uint64', 'int_': 'int64',\n"
-    "    'byte': 'uint8', 'boolean': 'bool', 'bool_': 'bool', 'b1': 'bool',\n"
-    "}\n"
+    "# _TYPE_NAMES (numba's type names -> numpy dtype names) is set by build_ufunc_module\n"
     "\n"
     "_SCALAR_TYPES = (int, float, bool, np.float16, np.float32, np.float64,\n"
     "                 np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,\n"
@@ -938,6 +929,18 @@ static Module *build_ufunc_module(VM *vm) {
     Module *m = module_new(vm, str_cstr(vm, "_numba_ufunc"));
     vm_push_root(vm, OBJ_VAL(m));
     dict_set_cstr(vm, m->dict, "__name__", STR_VAL(str_cstr(vm, "_numba_ufunc")));
+    /* the names signatures may use: numba's, from the one dtype table */
+    Dict *names = dict_new(vm);
+    dict_set_cstr(vm, m->dict, "_TYPE_NAMES", OBJ_VAL(names));
+    size_t nalias;
+    const DTypeAlias *alias = dtype_aliases(&nalias);
+    for (size_t i = 0; i < nalias; i++)
+        if (alias[i].numba >= 0) {
+            Value canonical = STR_VAL(str_cstr(vm, dtype_name((NDType)alias[i].numba)));
+            vm_push_root(vm, canonical);
+            dict_set_cstr(vm, names, alias[i].name, canonical);
+            vm_pop_roots(vm, 1);
+        }
     module_exec_source(vm, m, "<numba ufunc>", ufunc_source, sizeof ufunc_source - 1);
     vm_pop_roots(vm, 1);
     return m;

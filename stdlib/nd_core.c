@@ -9,15 +9,10 @@
 
 #include <sys/mman.h>
 
-static const char *const dtype_names[ND__COUNT] = {
-    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float16", "float32", "float64",
-};
-static const uint8_t itemsizes[ND__COUNT] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8};
-static const char dtype_chars[ND__COUNT] = {'?', 'b', 'h', 'i', 'l', 'B', 'H', 'I', 'L', 'e', 'f', 'd'};
-
-size_t nd_itemsize(NDType dt) { return (unsigned)dt < ND__COUNT ? itemsizes[dt] : 0; }
-const char *nd_dtype_name(NDType dt) { return (unsigned)dt < ND__COUNT ? dtype_names[dt] : "?"; }
+/* The embedding API's GpyDtype numbers the element types as NDType does. */
+_Static_assert(GPY_BOOL == (int)ND_BOOL && GPY_INT64 == (int)ND_INT64 && GPY_UINT8 == (int)ND_UINT8 &&
+                   GPY_FLOAT16 == (int)ND_FLOAT16 && GPY_FLOAT64 == (int)ND_FLOAT64 && GPY_MAX_DIMS == ND_MAXDIM,
+               "GpyDtype (include/gpy.h) and NDType (contracts/dtype.h) must agree");
 
 /* ------------------------------------------------------------ elements */
 
@@ -137,7 +132,7 @@ void nd_store_f(NDType dt, void *p, double d) {
 }
 
 void nd_cast1(NDType dd, void *pd, NDType sd, const void *ps) {
-    if (dd == sd) memcpy(pd, ps, itemsizes[dd]);
+    if (dd == sd) memcpy(pd, ps, dtype_itemsize(dd));
     else if (nd_is_float(sd)) nd_store_f(dd, pd, nd_load_f(sd, ps));
     else if (sd == ND_UINT64) nd_store_u(dd, pd, *(const uint64_t *)ps);
     else nd_store_i(dd, pd, nd_load_i(sd, ps));
@@ -167,7 +162,7 @@ bool nd_int_fits(NDType dt, int64_t i) {
 
 static void store_py_int(VM *vm, NDType dt, void *p, int64_t i) {
     if (!nd_int_fits(dt, i))
-        vm_raise_kind(vm, OverflowError, "Python integer %lld out of bounds for %s", (long long)i, dtype_names[dt]);
+        vm_raise_kind(vm, OverflowError, "Python integer %lld out of bounds for %s", (long long)i, dtype_name(dt));
     nd_store_i(dt, p, i);
 }
 
@@ -225,32 +220,6 @@ Value nd_load_value(NDType dt, const void *p) {
 
 /* ------------------------------------------------------------ dtypes */
 
-/* numpy's names and aliases accepted as strings. */
-static int dtype_from_cstr(const char *s) {
-    static const struct { const char *n; NDType dt; } names[] = {
-        {"bool", ND_BOOL}, {"?", ND_BOOL}, {"b1", ND_BOOL}, {"bool_", ND_BOOL},
-        {"int8", ND_INT8}, {"i1", ND_INT8}, {"b", ND_INT8}, {"byte", ND_INT8},
-        {"int16", ND_INT16}, {"i2", ND_INT16}, {"h", ND_INT16}, {"short", ND_INT16},
-        {"int32", ND_INT32}, {"i4", ND_INT32}, {"i", ND_INT32}, {"intc", ND_INT32},
-        {"int64", ND_INT64}, {"i8", ND_INT64}, {"l", ND_INT64}, {"q", ND_INT64}, {"int", ND_INT64},
-        {"intp", ND_INT64}, {"long", ND_INT64}, {"longlong", ND_INT64}, {"int_", ND_INT64},
-        {"uint8", ND_UINT8}, {"u1", ND_UINT8}, {"B", ND_UINT8}, {"ubyte", ND_UINT8},
-        {"uint16", ND_UINT16}, {"u2", ND_UINT16}, {"H", ND_UINT16}, {"ushort", ND_UINT16},
-        {"uint32", ND_UINT32}, {"u4", ND_UINT32}, {"I", ND_UINT32}, {"uintc", ND_UINT32},
-        {"uint64", ND_UINT64}, {"u8", ND_UINT64}, {"L", ND_UINT64}, {"Q", ND_UINT64}, {"uint", ND_UINT64},
-        {"uintp", ND_UINT64}, {"ulonglong", ND_UINT64},
-        {"float16", ND_FLOAT16}, {"f2", ND_FLOAT16}, {"e", ND_FLOAT16}, {"half", ND_FLOAT16},
-        {"float32", ND_FLOAT32}, {"f4", ND_FLOAT32}, {"f", ND_FLOAT32}, {"single", ND_FLOAT32},
-        {"float64", ND_FLOAT64}, {"f8", ND_FLOAT64}, {"d", ND_FLOAT64}, {"float", ND_FLOAT64},
-        {"double", ND_FLOAT64}, {"float_", ND_FLOAT64},
-    };
-    const char *t = s;
-    if (*t == '<' || *t == '=' || *t == '|') t++;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (!strcmp(names[i].n, t)) return names[i].dt;
-    return -1;
-}
-
 int nd_dtype_try(VM *vm, Value v) {
     if (IS_NONE(v) || IS_EMPTY(v)) return ND_FLOAT64;
     if (!IS_OBJ(v)) return -1;
@@ -262,7 +231,7 @@ int nd_dtype_try(VM *vm, Value v) {
     if (o == (Obj *)vm->t_float) return ND_FLOAT64;
     if (o == (Obj *)vm->t_int) return ND_INT64;
     if (o == (Obj *)vm->t_bool) return ND_BOOL;
-    if (IS_STR(vm, v)) return dtype_from_cstr(AS_STR(v)->chars);
+    if (IS_STR(vm, v)) return dtype_from_numpy_str(AS_STR(v)->chars);
     return -1;
 }
 
@@ -277,10 +246,10 @@ Value nd_dtype_object(VM *vm, NDType dt) { return nd_state(vm)->dtypes[dt]; }
 Value nd_scalar_type(VM *vm, NDType dt) { return OBJ_VAL(nd_state(vm)->t_scalar[dt]); }
 
 static Value dtype_repr(VM *vm, Value self) {
-    return STR_VAL(str_printf(vm, "dtype('%s')", dtype_names[((NDDtype *)AS_OBJ(self))->dt]));
+    return STR_VAL(str_printf(vm, "dtype('%s')", dtype_name(((NDDtype *)AS_OBJ(self))->dt)));
 }
 static Value dtype_str(VM *vm, Value self) {
-    return STR_VAL(str_cstr(vm, dtype_names[((NDDtype *)AS_OBJ(self))->dt]));
+    return STR_VAL(str_cstr(vm, dtype_name(((NDDtype *)AS_OBJ(self))->dt)));
 }
 static int64_t dtype_hash(VM *vm, Value self) {
     (void)vm;
@@ -297,16 +266,19 @@ static Value dtype_compare(VM *vm, CmpOp op, Value a, Value b) {
 static Value dtype_getattr(VM *vm, Value self, Str *name) {
     NDType dt = ((NDDtype *)AS_OBJ(self))->dt;
     const char *s = name->chars;
-    if (!strcmp(s, "name")) return STR_VAL(str_cstr(vm, dtype_names[dt]));
-    if (!strcmp(s, "itemsize")) return INT_VAL(itemsizes[dt]);
-    if (!strcmp(s, "char")) return STR_VAL(str_new(vm, &dtype_chars[dt], 1));
+    if (!strcmp(s, "name")) return STR_VAL(str_cstr(vm, dtype_name(dt)));
+    if (!strcmp(s, "itemsize")) return INT_VAL(dtype_itemsize(dt));
+    if (!strcmp(s, "char")) {
+        char c = dtype_char(dt);
+        return STR_VAL(str_new(vm, &c, 1));
+    }
     if (!strcmp(s, "kind"))
         return STR_VAL(str_cstr(vm, dt == ND_BOOL ? "b" : nd_is_signed(dt) ? "i" : nd_is_unsigned(dt) ? "u" : "f"));
     if (!strcmp(s, "type")) return OBJ_VAL(nd_state(vm)->t_scalar[dt]);
     if (!strcmp(s, "str")) {
         char buf[8];
-        snprintf(buf, sizeof buf, "%c%c%d", itemsizes[dt] == 1 ? '|' : '<',
-                 dt == ND_BOOL ? 'b' : nd_is_signed(dt) ? 'i' : nd_is_unsigned(dt) ? 'u' : 'f', itemsizes[dt]);
+        snprintf(buf, sizeof buf, "%c%c%d", dtype_itemsize(dt) == 1 ? '|' : '<',
+                 dt == ND_BOOL ? 'b' : nd_is_signed(dt) ? 'i' : nd_is_unsigned(dt) ? 'u' : 'f', (int)dtype_itemsize(dt));
         return STR_VAL(str_cstr(vm, buf));
     }
     return generic_getattr(vm, self, name);
@@ -327,13 +299,13 @@ bool nd_check(VM *vm, Value v) {
 
 void nd_update_flags(NDArray *a) {
     int32_t f = a->flags & ND_WRITEABLE;
-    int64_t st = (int64_t)itemsizes[a->dtype];
+    int64_t st = (int64_t)dtype_itemsize(a->dtype);
     bool c = true, fo = true;
     for (int i = a->ndim - 1; i >= 0; i--) {
         if (a->shape[i] != 1 && a->strides[i] != st) c = false;
         st *= a->shape[i];
     }
-    st = (int64_t)itemsizes[a->dtype];
+    st = (int64_t)dtype_itemsize(a->dtype);
     for (int i = 0; i < a->ndim; i++) {
         if (a->shape[i] != 1 && a->strides[i] != st) fo = false;
         st *= a->shape[i];
@@ -351,14 +323,14 @@ static _Noreturn void size_too_big(VM *vm) {
 ** the itemsize fits in int64. Zero dimensions are skipped so that every
 ** C-contiguous stride and byte offset of an empty array fits too. */
 int64_t nd_shape_size(VM *vm, int ndim, const int64_t *shape, NDType dt) {
-    int64_t bytes = (int64_t)itemsizes[dt];
+    int64_t bytes = (int64_t)dtype_itemsize(dt);
     bool empty = false;
     for (int i = 0; i < ndim; i++) {
         if (shape[i] == 0) { empty = true; continue; }
         if (shape[i] < 0) vm_raise_kind(vm, ValueError, "negative dimensions are not allowed");
         if (__builtin_mul_overflow(bytes, shape[i], &bytes)) size_too_big(vm);
     }
-    return empty ? 0 : bytes / (int64_t)itemsizes[dt];
+    return empty ? 0 : bytes / (int64_t)dtype_itemsize(dt);
 }
 
 int64_t nd_size_mul(VM *vm, int64_t a, int64_t b) {
@@ -388,7 +360,7 @@ NDArray *nd_wrap(VM *vm, NDType dt, void *data, int ndim, const int64_t *shape,
     a->ndim = ndim;
     a->size = size;
     a->nbytes_owned = 0;
-    int64_t s = (int64_t)itemsizes[dt];
+    int64_t s = (int64_t)dtype_itemsize(dt);
     for (int i = ndim - 1; i >= 0; i--) {
         a->shape[i] = shape[i];
         a->strides[i] = strides ? strides[i] : s;
@@ -456,7 +428,7 @@ static void buf_free(VM *vm, void *p, size_t bytes) {
 ** dominate elementwise operations on fresh 10M-element results. */
 static NDArray *alloc_array(VM *vm, NDType dt, int ndim, const int64_t *shape, bool zero) {
     int64_t n = nd_shape_size(vm, ndim, shape, dt);
-    size_t bytes = (size_t)n * itemsizes[dt];
+    size_t bytes = (size_t)n * dtype_itemsize(dt);
     if (bytes == 0) bytes = 1;
     NDArray *a = nd_wrap(vm, dt, NULL, ndim, shape, NULL, NONE_VAL);
     char *data = NULL;
@@ -478,7 +450,7 @@ static NDArray *alloc_array(VM *vm, NDType dt, int ndim, const int64_t *shape, b
     }
     if (bytes >= ((size_t)1 << 30) && !can_allocate(bytes)) too_big(vm, bytes, ndim, shape, dt);
     vm_push_root(vm, OBJ_VAL(a));
-    data = buf_alloc(vm, bytes, itemsizes[dt]);
+    data = buf_alloc(vm, bytes, dtype_itemsize(dt));
     vm_pop_roots(vm, 1);
 #ifdef MADV_HUGEPAGE
     if (bytes >= ((size_t)4 << 20)) {
@@ -640,7 +612,7 @@ void nd_assign(VM *vm, NDArray *dst, NDArray *src) {
     if (dst->size == 0) return;
     if ((dst->flags & ND_C_CONTIGUOUS) && (src->flags & ND_C_CONTIGUOUS) && src->size == dst->size &&
         src->dtype == dst->dtype) {
-        memmove(dst->data, src->data, (size_t)dst->size * itemsizes[dst->dtype]);
+        memmove(dst->data, src->data, (size_t)dst->size * dtype_itemsize(dst->dtype));
         return;
     }
     /* overlapping memory (a[1:] = a[:-1], a[::-1] = a): go through a copy */
@@ -698,13 +670,13 @@ NDType nd_promote(NDType a, NDType b) {
     if (nd_is_float(a) && nd_is_float(b)) return a > b ? a : b;
     if (nd_is_float(a) || nd_is_float(b)) {
         NDType f = nd_is_float(a) ? a : b, i = nd_is_float(a) ? b : a;
-        size_t is = itemsizes[i];
+        size_t is = dtype_itemsize(i);
         NDType need = is == 1 ? ND_FLOAT16 : is == 2 ? ND_FLOAT32 : ND_FLOAT64;
         return f > need ? f : need;
     }
     if (nd_is_signed(a) == nd_is_signed(b)) return a > b ? a : b;
     NDType s = nd_is_signed(a) ? a : b, u = nd_is_signed(a) ? b : a;
-    if (itemsizes[s] > itemsizes[u]) return s;
+    if (dtype_itemsize(s) > dtype_itemsize(u)) return s;
     switch (u) {
     case ND_UINT8: return ND_INT16;
     case ND_UINT16: return ND_INT32;
@@ -796,15 +768,11 @@ Module *stdlib_numpy(VM *vm) {
     vm_push_root(vm, OBJ_VAL(m));
     dict_set_cstr(vm, m->dict, "ndarray", OBJ_VAL(st->t_array));
     dict_set_cstr(vm, m->dict, "dtype", OBJ_VAL(st->t_dtype));
-    for (int i = 0; i < ND__COUNT; i++)
-        dict_set_cstr(vm, m->dict, dtype_names[i], OBJ_VAL(st->t_scalar[i]));
-    dict_set_cstr(vm, m->dict, "bool_", OBJ_VAL(st->t_scalar[ND_BOOL]));
-    dict_set_cstr(vm, m->dict, "intp", OBJ_VAL(st->t_scalar[ND_INT64]));
-    dict_set_cstr(vm, m->dict, "uintp", OBJ_VAL(st->t_scalar[ND_UINT64]));
-    dict_set_cstr(vm, m->dict, "int_", OBJ_VAL(st->t_scalar[ND_INT64]));
-    dict_set_cstr(vm, m->dict, "double", OBJ_VAL(st->t_scalar[ND_FLOAT64]));
-    dict_set_cstr(vm, m->dict, "single", OBJ_VAL(st->t_scalar[ND_FLOAT32]));
-    dict_set_cstr(vm, m->dict, "half", OBJ_VAL(st->t_scalar[ND_FLOAT16]));
+    /* np.float32, np.intc, np.double ...: numpy's scalar-type attributes */
+    size_t nalias;
+    const DTypeAlias *alias = dtype_aliases(&nalias);
+    for (size_t i = 0; i < nalias; i++)
+        if (alias[i].np_attr) dict_set_cstr(vm, m->dict, alias[i].name, OBJ_VAL(st->t_scalar[alias[i].numpy]));
     dict_set_cstr(vm, m->dict, "pi", FLOAT_VAL(3.141592653589793));
     dict_set_cstr(vm, m->dict, "e", FLOAT_VAL(2.718281828459045));
     dict_set_cstr(vm, m->dict, "inf", FLOAT_VAL(INFINITY));

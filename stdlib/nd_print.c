@@ -28,10 +28,6 @@ enum {
     ELEM_MAX = 64, /* bytes of one formatted element, always enough */
 };
 
-static const char *const dtype_names[ND__COUNT] = {
-    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float16", "float32", "float64",
-};
 
 /* ======================= exact big integers ======================= */
 
@@ -622,7 +618,7 @@ Str *nd_format_scalar(VM *vm, NDType dt, const void *p, bool repr) {
     }
     if (nd_is_float(dt)) format_float_scalar(buf, dt, p);
     else format_int(buf, dt, p);
-    if (repr) sb_printf(&sb, "np.%s(%s)", dtype_names[dt], buf);
+    if (repr) sb_printf(&sb, "np.%s(%s)", dtype_name(dt), buf);
     else sb_appends(&sb, buf);
     return sb_finish(vm, &sb);
 }
@@ -1041,7 +1037,7 @@ Str *nd_format_array(VM *vm, NDArray *a, bool repr) {
     }
     if (want_dtype) {
         if (want_shape) sb_appends(&extra, ", ");
-        sb_printf(&extra, "dtype=%s", dtype_names[a->dtype]);
+        sb_printf(&extra, "dtype=%s", dtype_name(a->dtype));
     }
     sb_putc(&extra, ')');
     size_t last_nl = 0;

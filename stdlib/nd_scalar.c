@@ -165,12 +165,8 @@ static Value sc_new(VM *vm, Type *cls, int argc, Value *argv, Dict *kwargs) {
 }
 
 void nd_scalar_init(VM *vm, NDState *st) {
-    static const char *const names[ND__COUNT] = {
-        "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-        "float16", "float32", "float64",
-    };
     for (int i = 0; i < ND__COUNT; i++) {
-        Type *t = type_new_builtin(vm, names[i], vm->t_object, 0);
+        Type *t = type_new_builtin(vm, dtype_name((NDType)i), vm->t_object, 0);
         t->new_ = sc_new;
         t->repr = sc_repr;
         t->str = sc_str;

@@ -17,16 +17,8 @@
 
 #include "vm.h"
 
-/* Element types, in numpy's order of kind (used as indices into tables). */
-typedef enum NDType {
-    ND_BOOL,
-    ND_INT8, ND_INT16, ND_INT32, ND_INT64,
-    ND_UINT8, ND_UINT16, ND_UINT32, ND_UINT64,
-    ND_FLOAT16, ND_FLOAT32, ND_FLOAT64,
-    ND__COUNT
-} NDType;
-
-#define ND_MAXDIM 32
+/* NDType (the element types), ND_MAXDIM and every dtype spelling. */
+#include "../contracts/dtype.h"
 
 /* Flags kept up to date by every function that makes or reshapes an array. */
 enum { ND_C_CONTIGUOUS = 1, ND_F_CONTIGUOUS = 2, ND_WRITEABLE = 4 };
@@ -47,9 +39,9 @@ typedef struct NDArray {
 
 /* ---- dtypes ---- */
 /* Bytes per element. */
-size_t nd_itemsize(NDType dt);
+static inline size_t nd_itemsize(NDType dt) { return dtype_itemsize(dt); }
 /* numpy's name: "bool", "int8", ..., "float64". */
-const char *nd_dtype_name(NDType dt);
+static inline const char *nd_dtype_name(NDType dt) { return dtype_name(dt); }
 /* Parses a dtype given as a dtype object, a numpy scalar type (np.float32),
 ** a Python type (float, int, bool) or a string ("float32", "f4", "int");
 ** raises TypeError otherwise. */

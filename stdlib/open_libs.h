@@ -11,4 +11,8 @@
 ** (math, numpy, time, sys, os, random, cuda/numba) registered for import. */
 void stdlib_open_libs(VM *vm);
 
+/* stdlib/cuda.c: which device would run kernels with config.device and
+** config.libcuda, for gpy --version (no VM needed) */
+const char *cuda_device_description(int device, const char *libcuda, char *buf, size_t size);
+
 #endif

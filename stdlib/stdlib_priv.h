@@ -8,6 +8,24 @@
 
 #include "vm.h"
 
+/* ---- the openers stdlib_open_libs (open_libs.c) calls ---- */
+void builtins_init(VM *vm);       /* stdlib/builtins.c: fills vm->builtins */
+Module *stdlib_math(VM *vm);      /* stdlib/math.c */
+Module *stdlib_numpy(VM *vm);     /* stdlib/nd_core.c */
+Module *stdlib_time(VM *vm);      /* stdlib/time.c */
+Module *stdlib_sys(VM *vm);       /* stdlib/sys.c */
+Module *stdlib_os(VM *vm);        /* stdlib/os.c */
+Module *stdlib_random(VM *vm);    /* stdlib/random.c */
+/* stdlib/cuda.c: registers cuda, numba, numba.cuda, numba.core(.errors) */
+void cuda_register_modules(VM *vm);
+
+/* ---- stdlib/file.c: file objects, open() ---- */
+void file_init(VM *vm);
+Value file_open(VM *vm, Str *path, Str *mode);
+Value file_from_stream(VM *vm, FILE *f, const char *name, const char *mode, bool owned);
+void file_write(VM *vm, Value file, Str *s); /* any object with write() */
+void file_flush(VM *vm, Value file);
+
 /* ---- stdlib/iterators.c ---- */
 /* Creates the enumerate/zip/map/filter/reversed/callable_iterator types and
 ** binds the public ones in vm->builtins. Called by builtins_init. */

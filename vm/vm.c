@@ -241,10 +241,33 @@ VM *vm_new(const VMConfig *config) {
     return vm;
 }
 
+void vm_stream_write(VM *vm, Value stream, Str *s) {
+    if (IS_NONE(stream)) return;
+    if (IS_EMPTY(stream)) {
+        fwrite(s->chars, 1, (size_t)s->len, stdout);
+        return;
+    }
+    Value a = STR_VAL(s);
+    vm_call_method(vm, stream, str_intern(vm, "write", 5), 1, &a);
+}
+
+void vm_stream_flush(VM *vm, Value stream) {
+    if (IS_NONE(stream)) return;
+    if (IS_EMPTY(stream)) {
+        fflush(stdout);
+        return;
+    }
+    /* a closed stream is skipped, as CPython's flush of the standard streams does */
+    Value closed = vm_getattr_opt(vm, stream, str_intern(vm, "closed", 6));
+    if (!IS_EMPTY(closed) && vm_truthy(vm, closed)) return;
+    Value flush = vm_getattr_opt(vm, stream, str_intern(vm, "flush", 5));
+    if (!IS_EMPTY(flush)) vm_call(vm, flush, 0, NULL);
+}
+
 static void flush_std(VM *vm, void *ud) {
     (void)ud;
-    if (!IS_EMPTY(vm->sys_stdout) && !IS_NONE(vm->sys_stdout)) file_flush(vm, vm->sys_stdout);
-    if (!IS_EMPTY(vm->sys_stderr) && !IS_NONE(vm->sys_stderr)) file_flush(vm, vm->sys_stderr);
+    if (!IS_EMPTY(vm->sys_stdout)) vm_stream_flush(vm, vm->sys_stdout);
+    if (!IS_EMPTY(vm->sys_stderr)) vm_stream_flush(vm, vm->sys_stderr);
 }
 
 /* Flushes sys.stdout and sys.stderr, ignoring errors (e.g. a closed pipe). */

@@ -236,10 +236,12 @@ struct VM {
     bool exit_requested;
     int exit_code;
 
-    /* Per-VM state of the subsystems outside vm/ (no globals: several VMs may
-    ** live in one process). Each is created on first use by its owner and
-    ** released by the hook it registers with vm_on_free. */
-    struct NDState *nd;     /* stdlib/ndarray.c: array, dtype and scalar types */
+    /* Per-VM state of the layers above vm/ (no globals: several VMs may live
+    ** in one process). Opaque to vm/: each is an incomplete struct that only
+    ** its owner defines, creates on first use and releases by the hook it
+    ** registers with vm_on_free; vm/ never reads them. A slot per subsystem
+    ** rather than a lookup table: nd_state(vm) sits on hot paths. */
+    struct NDState *nd;     /* stdlib/nd_core.c: array, dtype and scalar types */
     struct CudaState *cuda; /* stdlib/cuda.c: the cuda module's types and device arrays */
     struct JitState *jit;   /* jit/jit.c: LLVM targets, ORC, libdevice */
     struct JitTypes *jit_types; /* jit/types.c: interned kernel types */
@@ -579,24 +581,13 @@ size_t source_bom_length(const char *text, size_t len);
 /* The text of src to compile: a file's without its byte order mark. */
 const char *source_code(Source *src, size_t *len);
 
-/* ================= stdlib ================= */
-void builtins_init(VM *vm);       /* stdlib/builtins.c: fills vm->builtins */
-Module *stdlib_math(VM *vm);      /* stdlib/math.c */
-Module *stdlib_numpy(VM *vm);     /* stdlib/numpy.c */
-Module *stdlib_time(VM *vm);      /* stdlib/time.c */
-Module *stdlib_sys(VM *vm);       /* stdlib/sys.c */
-Module *stdlib_os(VM *vm);        /* stdlib/os.c */
-Module *stdlib_random(VM *vm);    /* stdlib/random.c */
-/* stdlib/cuda.c: registers cuda, numba, numba.cuda, numba.core(.errors) */
-void cuda_register_modules(VM *vm);
-/* stdlib/cuda.c: which device would run kernels with config.device and
-** config.libcuda, for gpy --version (no VM needed) */
-const char *cuda_device_description(int device, const char *libcuda, char *buf, size_t size);
-void file_init(VM *vm);           /* stdlib/file.c: file objects, open() */
-Value file_open(VM *vm, Str *path, Str *mode);
-Value file_from_stream(VM *vm, FILE *f, const char *name, const char *mode, bool owned);
-void file_write(VM *vm, Value file, Str *s); /* any object with write() */
-void file_flush(VM *vm, Value file);
+/* ================= vm.c: the standard streams =================
+** vm/ knows no file type (that is stdlib/file.c): it writes to sys.stdout
+** and flushes through the stream object's own write() / flush() methods.
+** EMPTY (no library opened) means the process's stdout; None, nowhere.
+** vm_stream_flush skips a stream whose `closed` is true (as CPython). */
+void vm_stream_write(VM *vm, Value stream, Str *s);
+void vm_stream_flush(VM *vm, Value stream);
 
 /* Per-type init: fill slots and methods of the core types. Called by vm_new
 ** after the core type objects and the string/dict machinery exist. */

@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     text[size] = '\0';
     const JType *args[SIG_MAX_ARGS], *ret = NULL;
     char err[512], name[256];
-    int n = cuda_parse_signature(vm, text, args, SIG_MAX_ARGS, &ret, err, sizeof err);
+    int n = jit_parse_signature(vm, text, args, SIG_MAX_ARGS, &ret, err, sizeof err);
     if (n >= 0) {
         jt_name(ret, name, sizeof name);
         for (int i = 0; i < n; i++) jt_name(args[i], name, sizeof name);
