@@ -72,8 +72,9 @@ run_tests() {
     local name exe
     name=$(basename "$src" .c)
     exe=$tmp/$label-$name
+    # -lm: a test may use <math.h> itself (libgpy's own libm is its business)
     # shellcheck disable=SC2086
-    if ! cc -std=c17 -Wall -Wextra -Werror $extra "$src" $flags -o "$exe" >"$out" 2>&1; then
+    if ! cc -std=c17 -Wall -Wextra -Werror $extra "$src" $flags -lm -o "$exe" >"$out" 2>&1; then
       bad "$label: $name (compile)" "$out"
     elif timeout "$test_timeout" "$exe" >"$out" 2>&1; then
       ok "$label: $name"
