@@ -49,9 +49,13 @@ GpyStatus api_protect(GpyVM *g, void (*fn)(VM *vm, void *ud), void *ud);
 ** GPY_INTERRUPTED, SystemExit → GPY_EXIT (exit_code set), else
 ** GPY_RUNTIME_ERROR. */
 GpyStatus api_record(GpyVM *g, Value exc);
+/* Records the IndexError for a slot outside the open window; false. */
+bool api_slot_fail(GpyVM *g, int slot);
 /* Checks slot against the open window; false (with an IndexError recorded)
-** when it is out of range. */
-bool api_slot_ok(GpyVM *g, int slot);
+** when it is out of range. Inline: every slot accessor starts with it. */
+static inline bool api_slot_ok(GpyVM *g, int slot) {
+    return (slot >= 0 && slot < g->count) || api_slot_fail(g, slot);
+}
 /* The value in slot of the open window (the slot must be valid). */
 static inline Value *api_slot(GpyVM *g, int slot) { return &g->values[g->base + slot]; }
 /* Raises (inside a protected call) the IndexError for a bad slot. */

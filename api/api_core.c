@@ -59,8 +59,7 @@ _Noreturn void api_bad_slot(VM *vm, int slot) {
 
 static void raise_bad_slot(VM *vm, void *ud) { api_bad_slot(vm, *(int *)ud); }
 
-bool api_slot_ok(GpyVM *g, int slot) {
-    if (slot >= 0 && slot < g->count) return true;
+bool api_slot_fail(GpyVM *g, int slot) {
     api_protect(g, raise_bad_slot, &slot);
     return false;
 }
