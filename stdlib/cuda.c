@@ -18,6 +18,7 @@
 
 #include "cuda_jit_api.h"
 #include "cuda_priv.h"
+#include "signals.h"
 
 /* ------------------------------------------------------------- intrinsics */
 
@@ -114,6 +115,7 @@ CudaDevKind cuda_device_kind(VM *vm) {
     if (status == 0 && n > 0) {
         st->gpu = gpu_cuda_open(0, &status, err, sizeof err);
         if (st->gpu) {
+            gpu_cuda_set_interrupt(st->gpu, &vm->interrupt_requested);
             st->gen++;
             return st->kind = CUDA_DEV_GPU;
         }
@@ -134,6 +136,7 @@ _Noreturn void cuda_raise_status(VM *vm, int status, const char *msg) {
     if (status > 0) vm_raise(vm, st->t_api_error, "%s", msg);
     if (status == GPU_CUDA_ELIMIT || status == GPU_CUDA_EARG) vm_raise_kind(vm, ValueError, "%s", msg);
     if (status == GPU_CUDA_ENOMEM) vm_throw(vm, vm->memory_error);
+    if (status == GPU_CUDA_EINTR) vm_raise_interrupt(vm); /* a wait that an interrupt request ended */
     vm_raise(vm, st->t_api_error, "%s", msg);
 }
 
@@ -143,6 +146,7 @@ static CpuDevice *cpu_device(VM *vm) {
     if (!st->device) {
         st->device = gpu_cpu_new(0);
         if (!st->device) vm_raise_kind(vm, RuntimeError, "cannot create the CPU device");
+        gpu_cpu_set_interrupt(st->device, &vm->interrupt_requested);
     }
     return st->device;
 }
@@ -288,6 +292,7 @@ static Value f_select_device(VM *vm, int argc, Value *argv, Dict *kwargs) {
         int status = 0;
         GpuCuda *c = gpu_cuda_open((int)id, &status, err, sizeof err);
         if (!c) cuda_raise_status(vm, status, err);
+        gpu_cuda_set_interrupt(c, &vm->interrupt_requested);
         cuda_dispatch_free_all(vm, st);
         gpu_cuda_close(st->gpu);
         st->gpu = c;

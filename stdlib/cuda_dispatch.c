@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "cuda_priv.h"
+#include "signals.h"
 #include "../gpu/cpu_child_grids.h"
 
 #define MAX_ARGS 64     /* kernel arguments */
@@ -933,6 +934,7 @@ static Value launch_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs
     if (!st->device) {
         st->device = gpu_cpu_new(0);
         if (!st->device) vm_raise_kind(vm, RuntimeError, "cannot create the CPU device");
+        gpu_cpu_set_interrupt(st->device, &vm->interrupt_requested);
         cuda_hook_order(vm);
     }
     (void)cuda_stream_of(vm, l->stream); /* checks the argument; CPU launches are synchronous */
@@ -963,6 +965,7 @@ static Value launch_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs
     if (cuda_cpu_unstage(vm, disp_name(d), p, argc, argv, staged, rc ? NULL : err, sizeof err) && !rc)
         rc = GPU_CPU_FAULT; /* a write just below an array */
     vm_pop_roots(vm, nstaged);
+    if (rc == GPU_CPU_INTERRUPTED) vm_raise_interrupt(vm); /* stopped between blocks */
     if (rc == GPU_CPU_CHILD_INDEX_ERROR || rc == GPU_CPU_FAULT) vm_raise_kind(vm, IndexError, "%s", err);
     if (rc != 0) vm_raise_kind(vm, RuntimeError, "launch of kernel '%s' failed: %s", disp_name(d), err);
     if (k->dbg_err && k->dbg_err->flag) { /* debug mode: an index was out of bounds */

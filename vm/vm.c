@@ -274,7 +274,7 @@ void vm_free(VM *vm) {
     free(vm->stack);
     free(vm->frames);
     free(vm->roots);
-    free(vm->builtin_types);
+    gc_free(vm, vm->builtin_types, (size_t)vm->builtin_types_cap * sizeof(Type *));
     free_config(&vm->config);
     fflush(stdout);
     fflush(stderr);
