@@ -73,11 +73,15 @@ static void raw_free(VM *vm, void *p, size_t size) {
 ** headroom (a sixteenth of the limit, at least 1 MiB) to handle the
 ** MemoryError and go on, until a collection finds live memory under the
 ** limit again. The headroom is a hard cap too. */
+static size_t limit_grace(size_t limit) {
+    return limit / 16 > ((size_t)1 << 20) ? limit / 16 : (size_t)1 << 20;
+}
+
 static void check_limit(VM *vm, size_t more) {
     size_t limit = vm->config.memory_limit;
     if (!limit) return;
     if (vm->gc_limit_grace) {
-        size_t grace = limit / 16 > ((size_t)1 << 20) ? limit / 16 : (size_t)1 << 20;
+        size_t grace = limit_grace(limit);
         limit = limit > SIZE_MAX - grace ? SIZE_MAX : limit + grace;
     }
     if (more > limit || vm->bytes_allocated > limit - more) {
@@ -345,10 +349,14 @@ void gc_collect(VM *vm) {
     size_t live = vm->bytes_allocated;
     size_t next = live * 2 > GC_MIN_THRESHOLD ? live * 2 : GC_MIN_THRESHOLD;
     /* under a memory limit, collect halfway to it: garbage waiting for a
-    ** collection must not be what makes an allocation fail */
+    ** collection must not be what makes an allocation fail; past it (in the
+    ** headroom), collect often, so that what the script drops is seen soon */
     size_t limit = vm->config.memory_limit;
-    if (limit && live < limit && next > live + (limit - live) / 2) next = live + (limit - live) / 2;
-    if (live < limit) vm->gc_limit_grace = false;
+    if (limit) {
+        size_t cap = live < limit ? live + (limit - live) / 2 : live + limit_grace(limit) / 4;
+        if (next > cap) next = cap;
+        if (live < limit) vm->gc_limit_grace = false;
+    }
     vm->next_gc = next;
     vm->gc_running = false;
 }
