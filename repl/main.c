@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "ast.h"
+#include "cli_signals.h"
 #include "env_config.h"
 #include "gpy.h"
-#include "cli_signals.h"
 #include "signals.h"
 #include "vm.h"
 

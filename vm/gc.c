@@ -79,7 +79,9 @@ static size_t limit_grace(size_t limit) {
 
 static void check_limit(VM *vm, size_t more) {
     size_t limit = vm->config.memory_limit;
-    if (!limit) return;
+    /* the first steps of vm_new have no MemoryError to raise yet: vm_new
+    ** checks the limit once the VM is built */
+    if (!limit || IS_EMPTY(vm->memory_error)) return;
     if (vm->gc_limit_grace) {
         size_t grace = limit_grace(limit);
         limit = limit > SIZE_MAX - grace ? SIZE_MAX : limit + grace;

@@ -238,6 +238,10 @@ VM *vm_new(const VMConfig *config) {
     }
     vm->gc_running = false;
     vm->exc_value = NONE_VAL;
+    if (vm->config.memory_limit && vm->bytes_allocated > vm->config.memory_limit) {
+        vm_free(vm); /* a limit too small for the VM itself (gc.c checks it only from here on) */
+        return NULL;
+    }
     return vm;
 }
 
