@@ -1030,15 +1030,15 @@ static Value execute(VM *vm) {
         }                                                   \
     } while (0)
 /* also where an interrupt request becomes a KeyboardInterrupt and the
-** budget hook runs (signals.c). A safepoint counts n instructions toward
-** the hook's countdown: 1 at calls, the loop's length at backward jumps. */
-#define SAFEPOINT_N(n)                                                                     \
-    do {                                                                                   \
-        if (UNLIKELY((vm->safepoint_countdown -= (n)) <= 0 || vm->bytes_allocated > vm->next_gc || \
-                     vm_interrupt_pending(vm))) {                                          \
-            SAVEPC();                                                                      \
-            vm_safepoint(vm);                                                              \
-        }                                                                                  \
+** budget hook runs (signals.c). A safepoint counts n instructions down:
+** 1 at calls, the loop's length at backward jumps; the slow path tests the
+** interrupt flag and calls the hook when the countdown runs out. */
+#define SAFEPOINT_N(n)                                                                                \
+    do {                                                                                              \
+        if (UNLIKELY((vm->safepoint_countdown -= (n)) <= 0 || vm->bytes_allocated > vm->next_gc)) { \
+            SAVEPC();                                                                                 \
+            vm_safepoint(vm);                                                                         \
+        }                                                                                             \
     } while (0)
 #define SAFEPOINT() SAFEPOINT_N(1)
 #define FRAME_NREGS() (frame->fn->proto->nregs)

@@ -12,6 +12,10 @@
 ** clock for the time budget: a reading costs ~20 ns, this many units take
 ** tens of microseconds, so the budget overshoots by well under a millisecond. */
 #define CLOCK_EVERY 16384
+/* The most units between two tests of the interrupt flag: the safepoints'
+** fast path only counts down (and watches the collector's threshold), so a
+** request is seen within this many units, tens of microseconds. */
+#define INTERRUPT_POLL 16384
 
 void vm_request_interrupt(VM *vm) {
     atomic_store_explicit(&vm->interrupt_requested, 1, memory_order_relaxed);
@@ -40,11 +44,11 @@ static double now_seconds(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Sets the countdown to the nearer of the two budget events (none: never;
-** GC stress: every safepoint takes the slow path). */
+/* Sets the countdown to the nearest of the budget events and the next test
+** of the interrupt flag (GC stress: every safepoint takes the slow path). */
 static void arm(VM *vm) {
     VMBudget *b = &vm->budget;
-    int64_t next = INT64_MAX;
+    int64_t next = INTERRUPT_POLL;
     if (vm->config.hook && vm->config.hook_every) next = b->hook_left;
     if (vm->config.time_budget > 0 && b->clock_left < next) next = b->clock_left;
     if (vm->gc_stress) next = 0;

@@ -8,9 +8,11 @@
 ** The library installs no signal handler: the gpy command's SIGINT handler
 ** (repl/cli_signals.c) forwards to its VM with vm_request_interrupt.
 **
-** The budget hook (VMConfig.hook / hook_every / time_budget) is driven by a
-** countdown decremented at the same safepoints, so a VM without a hook pays
-** nothing per instruction.
+** The safepoints' fast path is one countdown (and the collector's
+** threshold): the interrupt flag is tested when the countdown runs out, at
+** least every 16384 counted instructions; the budget hook (VMConfig.hook /
+** hook_every / time_budget) is due on the same countdown. A VM without a
+** hook pays nothing per instruction.
 */
 #ifndef GPY_SIGNALS_H
 #define GPY_SIGNALS_H
@@ -41,8 +43,9 @@ void vm_check_signals(VM *vm);
 _Noreturn void vm_raise_interrupt(VM *vm);
 
 /* The interpreter's safepoint slow path: collection, interrupt, budget hook.
-** Entered when vm->safepoint_countdown ran out, the GC threshold was passed,
-** or an interrupt is pending. */
+** Entered when vm->safepoint_countdown ran out (at least every 16384
+** counted instructions, so a pending interrupt is seen) or the GC threshold
+** was passed. */
 void vm_safepoint(VM *vm);
 
 /* Starts the time budget and the instruction countdown afresh: called when
