@@ -49,7 +49,7 @@ static double now_seconds(void) {
 static void arm(VM *vm) {
     VMBudget *b = &vm->budget;
     int64_t next = INTERRUPT_POLL;
-    if (vm->config.hook && vm->config.hook_every) next = b->hook_left;
+    if (vm->config.hook && vm->config.hook_every && b->hook_left < next) next = b->hook_left;
     if (vm->config.time_budget > 0 && b->clock_left < next) next = b->clock_left;
     if (vm->gc_stress) next = 0;
     b->armed = next;

@@ -195,6 +195,20 @@ int main(void) {
         gpy_free(hvm);
     }
 
+    /* a hook due only every 10^15 instructions does not delay an interrupt */
+    gpy_config_init(&config);
+    config.hook = stop_at_fifth_call;
+    config.hook_every = 1000000000000000ull;
+    config.user_data = &hook_calls;
+    hvm = gpy_new(&config);
+    CHECK(hvm != NULL);
+    if (hvm) {
+        hook_calls = 0;
+        check_interrupted(hvm, run_interrupted(hvm, "open(READY, 'w').close()\nwhile True:\n    pass\n", 0, false));
+        CHECK(hook_calls == 0);
+        gpy_free(hvm);
+    }
+
     /* 5. a time budget without a hook: the run is interrupted once it is spent */
     gpy_config_init(&config);
     config.time_budget = 0.2;
