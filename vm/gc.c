@@ -138,6 +138,14 @@ void *gc_malloc(VM *vm, size_t size) {
     return p;
 }
 
+void *gc_try_malloc(VM *vm, size_t size) {
+    size_t limit = vm->config.memory_limit;
+    if (size > GC_MAX_ALLOC || (limit && (size > limit || vm->bytes_allocated > limit - size))) return NULL;
+    void *p = raw_realloc(vm, NULL, 0, nonzero(size));
+    if (p) vm->bytes_allocated += size;
+    return p;
+}
+
 #define BLOCK_CLASSES 33 /* up to 512 bytes */
 
 void *gc_alloc_block(VM *vm, size_t size) {

@@ -283,6 +283,7 @@ int vm_run_interactive(VM *vm, const char *text, size_t len);
 /* ================= gc.c ================= */
 void *gc_alloc_obj(VM *vm, Type *type, size_t size); /* zeroed, header set */
 void *gc_malloc(VM *vm, size_t size);                /* counted; raises MemoryError */
+void *gc_try_malloc(VM *vm, size_t size);            /* gc_malloc that returns NULL instead of raising */
 void *gc_calloc(VM *vm, size_t n, size_t size);
 void *gc_realloc(VM *vm, void *p, size_t old_size, size_t new_size);
 void gc_free(VM *vm, void *p, size_t size);
