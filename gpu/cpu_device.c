@@ -95,6 +95,8 @@ struct CpuDevice {
     int64_t chunk;              /* blocks taken per atomic fetch */
     atomic_int_fast64_t next_block;
     atomic_int failed;
+    const atomic_int *interrupt; /* gpu_cpu_set_interrupt: stop between blocks when non-zero */
+    atomic_bool interrupted;     /* the current launch stopped for it */
     void *fault_addr;           /* the last launch's memory fault (GPU_CPU_FAULT) */
     int fault_access;
     /* print() lines of the current launch, flushed in thread order at its end */
@@ -548,6 +550,10 @@ static void take_blocks(CpuDevice *d, Worker *w) {
         int64_t end = first + chunk < d->nblocks ? first + chunk : d->nblocks;
         for (int64_t b = first; b < end; b++) {
             if (atomic_load_explicit(&d->failed, memory_order_relaxed)) return;
+            if (d->interrupt && atomic_load_explicit(d->interrupt, memory_order_relaxed)) {
+                atomic_store_explicit(&d->interrupted, true, memory_order_relaxed);
+                return;
+            }
             if (!run_block(d, w, l, b)) {
                 w->faulted = false;
                 atomic_store(&d->failed, (int)(w - d->workers) + 1);
@@ -629,6 +635,8 @@ CpuDevice *gpu_cpu_new(int nthreads, size_t fiber_stack) {
 }
 
 int gpu_cpu_workers(CpuDevice *d) { return d->nworkers; }
+
+void gpu_cpu_set_interrupt(CpuDevice *d, const atomic_int *flag) { d->interrupt = flag; }
 
 void gpu_cpu_free(CpuDevice *d) {
     if (!d) return;
@@ -715,6 +723,7 @@ int gpu_cpu_launch(CpuDevice *d, const CpuLaunch *l, char *err, size_t errsize) 
     d->nblocks = nblocks;
     atomic_store(&d->next_block, 0);
     atomic_store(&d->failed, 0);
+    atomic_store(&d->interrupted, false);
     /* Small grids run on the launcher alone: waking the helpers costs ~10 µs,
     ** more than a few thousand loop iterations (barrier kernels pay ~40 ns per
     ** thread and barrier, so they go parallel sooner). */
@@ -747,6 +756,10 @@ int gpu_cpu_launch(CpuDevice *d, const CpuLaunch *l, char *err, size_t errsize) 
         d->fault_addr = w->fault_addr;
         d->fault_access = w->fault_access;
         return GPU_CPU_FAULT;
+    }
+    if (atomic_load(&d->interrupted)) {
+        snprintf(err, errsize, "interrupted");
+        return GPU_CPU_INTERRUPTED;
     }
     return 0;
 }

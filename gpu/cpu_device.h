@@ -23,6 +23,7 @@
 #ifndef GPY_CPU_DEVICE_H
 #define GPY_CPU_DEVICE_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -70,6 +71,14 @@ void gpu_cpu_set_output(CpuDevice *d, GpuCpuOutputFn fn, void *ctx);
 /* Runs a grid to completion. Returns 0, or -1 with a message in err (stack
 ** allocation failure, invalid dimensions), or GPU_CPU_FAULT. */
 int gpu_cpu_launch(CpuDevice *d, const CpuLaunch *l, char *err, size_t errsize);
+
+/* Where the device looks for an interrupt request (the VM's flag, non-zero
+** when set; NULL: none). Workers test it before each block; a launch that
+** saw it stops taking blocks (blocks already run keep their writes) and
+** returns GPU_CPU_INTERRUPTED. The device only reads the flag: whoever set
+** it clears it. */
+void gpu_cpu_set_interrupt(CpuDevice *d, const atomic_int *flag);
+#define GPU_CPU_INTERRUPTED (-4)
 
 /* gpu_cpu_launch's result when kernel code touched memory it may not: a
 ** guard page around a device buffer (gpu/guarded_mem.h), an unmapped

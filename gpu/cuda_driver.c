@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ------------------------------------------------- the library table
 ** One CudaLib per distinct library path (normally just libcuda.so.1; tests
@@ -476,11 +477,53 @@ int gpu_cuda_reset(GpuCuda *c, char *err, size_t errsize)
 ** whether the driver writes through stdio or straight to the descriptor. */
 static void flush_host_output(void) { fflush(stdout); }
 
+void gpu_cuda_set_interrupt(GpuCuda *c, const atomic_int *flag)
+{
+    c->interrupt = flag;
+}
+
+/* Waits for stream s (e NULL) or event e by polling, so that an interrupt
+** request can end the wait: a blocking synchronize cannot be cut short.
+** The sleep grows from 20 µs to 1 ms: a short wait costs little latency, a
+** long one little CPU. Returns 0, the driver's failure, or GPU_CUDA_EINTR. */
+static int poll_until_done(GpuCuda *c, CUstream s, CUevent e, char *err, size_t errsize)
+{
+    long nap_ns = 20000;
+    for (;;) {
+        CUresult r = e ? c->lib->cuEventQuery(e) : c->lib->cuStreamQuery(s);
+        if (r != CUDA_ERROR_NOT_READY)
+            return r == CUDA_SUCCESS ? 0 : gpu_cuda_fail(c, r, NULL, err, errsize);
+        if (atomic_load_explicit(c->interrupt, memory_order_relaxed))
+            return gpu_cuda_refuse(GPU_CUDA_EINTR, err, errsize, "interrupted while waiting for the device");
+        struct timespec nap = {0, nap_ns};
+        nanosleep(&nap, NULL);
+        if (nap_ns < 1000000)
+            nap_ns *= 2;
+    }
+}
+
+/* The interruptible part of a context synchronize: an event recorded on the
+** legacy default stream completes after all earlier work of every blocking
+** stream. */
+static int poll_context(GpuCuda *c, char *err, size_t errsize)
+{
+    CUevent e = NULL;
+    if (c->lib->cuEventCreate(&e, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS)
+        return 0; /* fall back to the driver's blocking wait */
+    int st = 0;
+    if (c->lib->cuEventRecord(e, NULL) == CUDA_SUCCESS)
+        st = poll_until_done(c, NULL, e, err, errsize);
+    c->lib->cuEventDestroy(e);
+    return st;
+}
+
 int gpu_cuda_synchronize(GpuCuda *c, char *err, size_t errsize)
 {
     flush_host_output();
     int st = gpu_cuda_make_current(c, err, errsize);
     if (st)
+        return st;
+    if (c->interrupt && (st = poll_context(c, err, errsize)))
         return st;
     CUresult r = c->lib->cuCtxSynchronize();
     return r ? gpu_cuda_fail(c, r, NULL, err, errsize) : 0;
@@ -621,6 +664,13 @@ int gpu_cuda_stream_create(GpuCuda *c, bool nonblocking, CUstream *out, char *er
 int gpu_cuda_stream_synchronize(GpuCuda *c, CUstream s, char *err, size_t errsize)
 {
     flush_host_output();
+    if (c->interrupt) {
+        int st = gpu_cuda_make_current(c, err, errsize);
+        if (!st)
+            st = poll_until_done(c, s, NULL, err, errsize);
+        if (st)
+            return st;
+    }
     CALL(c, NULL, c->lib->cuStreamSynchronize(s));
 }
 
@@ -666,6 +716,13 @@ int gpu_cuda_event_record(GpuCuda *c, CUevent e, CUstream s, char *err, size_t e
 int gpu_cuda_event_synchronize(GpuCuda *c, CUevent e, char *err, size_t errsize)
 {
     flush_host_output();
+    if (c->interrupt) {
+        int st = gpu_cuda_make_current(c, err, errsize);
+        if (!st)
+            st = poll_until_done(c, NULL, e, err, errsize);
+        if (st)
+            return st;
+    }
     CALL(c, NULL, c->lib->cuEventSynchronize(e));
 }
 

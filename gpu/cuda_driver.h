@@ -43,6 +43,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <stdatomic.h>
+
 #include "cuda_abi.h"
 
 #define GPU_CUDA_ERRSIZE 4096
@@ -53,6 +55,7 @@ enum {
     GPU_CUDA_ELIMIT = -2,  /* a launch configuration exceeds the device/kernel limits */
     GPU_CUDA_EARG = -3,    /* an invalid argument caught before the driver call */
     GPU_CUDA_ENOMEM = -4,  /* host memory for gpy's own bookkeeping ran out */
+    GPU_CUDA_EINTR = -5,   /* a wait ended early: an interrupt was requested (gpu_cuda_set_interrupt) */
 };
 
 /* Appended to the message of a sticky error. */
@@ -124,7 +127,17 @@ bool gpu_cuda_is_sticky(int status);
 ** argument"); negative gpy codes get a generic text. */
 void gpu_cuda_describe(int status, char *buf, size_t size);
 
-/* Waits for all work on the context (cuCtxSynchronize). */
+/* Where the synchronizing calls below look for an interrupt request (the
+** VM's flag, non-zero when set; NULL: none). With a flag they poll the work
+** (cuStreamQuery / cuEventQuery, sleeping 20 µs growing to 1 ms between
+** queries) instead of blocking in the driver, and return GPU_CUDA_EINTR when
+** the flag is set; the work goes on on the device. The handle only reads
+** the flag. */
+void gpu_cuda_set_interrupt(GpuCuda *c, const atomic_int *flag);
+
+/* Waits for all work on the context (cuCtxSynchronize). Interruptible while
+** the legacy default stream, and so every blocking stream, has work; work
+** only on non-blocking streams is waited for in the driver. */
 int gpu_cuda_synchronize(GpuCuda *c, char *err, size_t errsize);
 
 /* -------------------------------------------------------------- memory */

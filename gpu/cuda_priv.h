@@ -83,6 +83,7 @@ struct GpuCuda {
     CUcontext ctx;
     GpuCudaProps props;
     int broken; /* the sticky CUresult that hit the context, or 0 */
+    const atomic_int *interrupt; /* gpu_cuda_set_interrupt, or NULL */
 };
 
 /* Writes "NAME: text[ (context)]" for a driver failure, marks the handle

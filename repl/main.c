@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "ast.h"
+#include "cli_signals.h"
 #include "env_config.h"
 #include "open_libs.h"
 #include "gpy.h"
@@ -277,16 +278,16 @@ static int repl(VM *vm) {
             fflush(stdout);
         }
         /* Ctrl-C at the prompt drops the entry, as in CPython */
-        if (tty) signals_interrupt_reads(true);
+        if (tty) vm_interruptible_reads(vm, true);
         errno = 0;
         ssize_t n = -1;
-        if (vm_sigint_pending) errno = EINTR; /* one that came while the last entry ran */
+        if (vm_interrupt_pending(vm)) errno = EINTR; /* one that came while the last entry ran */
         else n = getline(&line, &line_cap, stdin);
-        if (tty) signals_interrupt_reads(false);
+        if (tty) vm_interruptible_reads(vm, false);
         if (n < 0 && errno == EINTR) {
             clearerr(stdin);
-            if (vm_sigint_pending) {
-                vm_sigint_pending = 0;
+            if (vm_interrupt_pending(vm)) {
+                vm_clear_interrupt(vm);
                 fputs("\nKeyboardInterrupt\n", stdout);
                 entry_len = 0;
             }
@@ -469,7 +470,7 @@ int main(int argc, char **argv) {
     pargv[0] = mode == MODE_FILE ? (char *)target : mode == MODE_CMD ? "-c" : mode == MODE_STDIN ? "-" : "";
     for (int i = 0; i < nrest; i++) pargv[i + 1] = argv[first_arg + i];
 
-    signals_install();
+    cli_signals_ignore_pipes();
     VMConfig config;
     char err[256];
     if (!env_config(&config, nrest + 1, pargv, err, sizeof err)) {
@@ -483,6 +484,7 @@ int main(int argc, char **argv) {
         free(pargv);
         return 1;
     }
+    cli_signals_install(vm);
     int rc;
     switch (mode) {
     case MODE_FILE: rc = vm_run_file(vm, target); break;
@@ -493,6 +495,7 @@ int main(int argc, char **argv) {
     /* an uncaught KeyboardInterrupt (vm.c gives 128 + SIGINT, unlike sys.exit(130)) */
     bool interrupted = rc == 128 + SIGINT && !vm->exit_requested;
     rc = flush_stdout_at_exit(vm, rc);
+    cli_signals_release();
     vm_free(vm);
     free(pargv);
     fflush(stdout);

@@ -18,6 +18,7 @@
 
 #include "../jit/jit_loader.h"
 #include "cuda_priv.h"
+#include "signals.h"
 
 /* ------------------------------------------------------------- intrinsics */
 
@@ -106,6 +107,7 @@ CudaDevKind cuda_device_kind(VM *vm) {
     char why[480];
     GpuDeviceKind kind = gpu_device_select((GpuDeviceWant)device, vm->config.libcuda, &st->gpu, why, sizeof why);
     if (kind == GPU_KIND_CUDA) {
+        gpu_cuda_set_interrupt(st->gpu, &vm->interrupt_requested);
         st->gen++;
         return st->kind = CUDA_DEV_GPU;
     }
@@ -125,6 +127,7 @@ _Noreturn void cuda_raise_status(VM *vm, int status, const char *msg) {
     if (status > 0) vm_raise(vm, st->t_api_error, "%s", msg);
     if (status == GPU_CUDA_ELIMIT || status == GPU_CUDA_EARG) vm_raise_kind(vm, ValueError, "%s", msg);
     if (status == GPU_CUDA_ENOMEM) vm_throw(vm, vm->memory_error);
+    if (status == GPU_CUDA_EINTR) vm_raise_interrupt(vm); /* a wait that an interrupt request ended */
     vm_raise(vm, st->t_api_error, "%s", msg);
 }
 
@@ -134,6 +137,7 @@ static CpuDevice *cpu_device(VM *vm) {
     if (!st->device) {
         st->device = gpu_cpu_new(vm->config.cpu_threads, vm->config.cpu_fiber_stack);
         if (!st->device) vm_raise_kind(vm, RuntimeError, "cannot create the CPU device");
+        gpu_cpu_set_interrupt(st->device, &vm->interrupt_requested);
     }
     return st->device;
 }
@@ -264,6 +268,7 @@ static Value f_select_device(VM *vm, int argc, Value *argv, Dict *kwargs) {
         int status = 0;
         GpuCuda *c = gpu_cuda_open(vm->config.libcuda, (int)id, &status, err, sizeof err);
         if (!c) cuda_raise_status(vm, status, err);
+        gpu_cuda_set_interrupt(c, &vm->interrupt_requested);
         cuda_dispatch_free_all(vm, st);
         gpu_cuda_close(st->gpu);
         st->gpu = c;

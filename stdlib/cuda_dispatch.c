@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "cuda_priv.h"
+#include "signals.h"
 #include "../gpu/cpu_child_grids.h"
 #include "../jit/jit_loader.h"
 
@@ -743,6 +744,7 @@ static Value launch_run(VM *vm, Launch *l, int argc, Value *argv) {
     if (!st->device) {
         st->device = gpu_cpu_new(vm->config.cpu_threads, vm->config.cpu_fiber_stack);
         if (!st->device) vm_raise_kind(vm, RuntimeError, "cannot create the CPU device");
+        gpu_cpu_set_interrupt(st->device, &vm->interrupt_requested);
         cuda_hook_order(vm);
     }
     (void)cuda_stream_of(vm, l->stream); /* checks the argument; CPU launches are synchronous */
@@ -774,6 +776,7 @@ static Value launch_run(VM *vm, Launch *l, int argc, Value *argv) {
     if (cuda_cpu_unstage(vm, disp_name(d), p, argc, argv, staged, rc ? NULL : err, sizeof err) && !rc)
         rc = GPU_CPU_FAULT; /* a write just below an array */
     vm_pop_roots(vm, nstaged);
+    if (rc == GPU_CPU_INTERRUPTED) vm_raise_interrupt(vm); /* stopped between blocks */
     if (rc == GPU_CPU_CHILD_INDEX_ERROR || rc == GPU_CPU_FAULT) vm_raise_kind(vm, IndexError, "%s", err);
     if (rc != 0) vm_raise_kind(vm, RuntimeError, "launch of kernel '%s' failed: %s", disp_name(d), err);
     if (k->dbg_err && k->dbg_err->flag) { /* debug mode: an index was out of bounds */

@@ -224,7 +224,7 @@ static bool read_failed(VM *vm, FILE *fp, StrBuf *sb) {
     bool error = ferror(fp);
     clearerr(fp);
     if (!error && err != ENOMEM) return false;
-    if (err == EINTR && !vm_sigint_pending) return true;
+    if (err == EINTR && !vm_interrupt_pending(vm)) return true;
     if (sb) sb_free(sb);
     if (err == EINTR) vm_check_signals(vm);
     if (err == ENOMEM) vm_throw(vm, vm->memory_error); /* bare, as CPython's */
@@ -235,7 +235,7 @@ static bool read_failed(VM *vm, FILE *fp, StrBuf *sb) {
 ** also for one that came just before the read). */
 static void interruptible_read(VM *vm, bool on) {
     if (on) vm_check_signals(vm);
-    signals_interrupt_reads(on);
+    vm_interruptible_reads(vm, on);
 }
 
 /* Length of the UTF-8 sequence that lead byte c starts (0: invalid). */

@@ -56,14 +56,35 @@ static Value t_sleep(VM *vm, int argc, Value *argv, Dict *kwargs) {
     if (secs < 0) vm_raise_kind(vm, ValueError, "sleep length must be non-negative");
     if (secs > 9.2e9) vm_raise_kind(vm, OverflowError, "sleep length is too large");
     fflush(stdout);
-    struct timespec ts;
-    ts.tv_sec = (time_t)secs;
-    ts.tv_nsec = (long)((secs - (double)ts.tv_sec) * 1e9);
-    if (ts.tv_nsec >= 1000000000) ts.tv_nsec = 999999999;
-    /* a Ctrl-C ends the sleep with KeyboardInterrupt (also one that came
-    ** just before it); other signals resume it */
+    struct timespec deadline;
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    time_t whole = (time_t)secs;
+    deadline.tv_sec += whole;
+    deadline.tv_nsec += (long)((secs - (double)whole) * 1e9);
+    if (deadline.tv_nsec >= 1000000000) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000;
+    }
+    /* an interrupt request (Ctrl-C, gpy_interrupt) ends the sleep with
+    ** KeyboardInterrupt, also one that came just before it. A request from
+    ** another thread sends no signal, so the sleep goes in slices of at most
+    ** 10 ms toward an absolute deadline (no drift); other signals resume it. */
     vm_check_signals(vm);
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) vm_check_signals(vm);
+    for (;;) {
+        struct timespec now, until;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec > deadline.tv_sec || (now.tv_sec == deadline.tv_sec && now.tv_nsec >= deadline.tv_nsec)) break;
+        until = now;
+        until.tv_nsec += 10000000;
+        if (until.tv_nsec >= 1000000000) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000;
+        }
+        if (until.tv_sec > deadline.tv_sec || (until.tv_sec == deadline.tv_sec && until.tv_nsec > deadline.tv_nsec))
+            until = deadline;
+        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL);
+        vm_check_signals(vm);
+    }
     return NONE_VAL;
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "signals.h"
 #include "vm.h"
 
 #define TB_RECURSIVE_CUTOFF 3 /* CPython: identical traceback lines shown before "[Previous line repeated" */
@@ -242,6 +243,7 @@ bool vm_pcall(VM *vm, void (*fn)(VM *vm, void *ud), void *ud) {
     ej.stack_top = vm->stack_top;
     ej.nroots = vm->nroots;
     ej.c_depth = vm->c_depth;
+    if (!ej.prev) vm_budget_reset(vm); /* an outermost run: a fresh budget */
     vm->err = &ej;
     if (setjmp(ej.buf) == 0) {
         fn(vm, ud);

@@ -9,6 +9,7 @@
 ** Collection only happens at safepoints (gc_safepoint), never inside an
 ** allocation, so C code that does not call back into gpy code needs no roots.
 */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,14 +29,88 @@ static _Noreturn void out_of_memory(VM *vm) {
     vm_throw(vm, vm->memory_error);
 }
 
+/* ------------------------------------------------------------ the allocator
+** Every counted allocation goes through VMConfig.alloc when the application
+** set one (realloc-like, told the old size), else the C library; sizes are
+** never 0 (a 0-byte request takes 1 byte) since size 0 means "free" to the
+** hook. VMConfig.memory_limit caps vm->bytes_allocated: the bytes the GC
+** counts, device memory included (gc_account_external).
+**
+** Not through the hook, and not counted against the limit: the VM struct,
+** its value stack and frame array (64 MiB of lazily touched address space
+** that must not be zeroed eagerly), the GC's gray stack and root stack, the
+** interned-string table, the parser's and compiler's scratch buffers, error
+** messages and tracebacks under construction, the kernel compiler (LLVM,
+** jit/ arenas), the CPU device's worker stacks and shared memory, device
+** memory itself (counted, but allocated by the driver), and stdio buffers. */
+
+static size_t nonzero(size_t n) { return n ? n : 1; }
+
+static void *raw_realloc(VM *vm, void *p, size_t old_size, size_t new_size) {
+    if (vm->config.alloc) return vm->config.alloc(p, old_size, new_size, vm->config.user_data);
+    if (!new_size) {
+        free(p);
+        return NULL;
+    }
+    return realloc(p, new_size);
+}
+
+static void *raw_calloc(VM *vm, size_t size) {
+    if (!vm->config.alloc) return calloc(1, size);
+    void *p = vm->config.alloc(NULL, 0, size, vm->config.user_data);
+    if (p) memset(p, 0, size);
+    return p;
+}
+
+static void raw_free(VM *vm, void *p, size_t size) {
+    if (p) raw_realloc(vm, p, size, 0);
+}
+
+/* Raises MemoryError when `more` bytes would take the VM past its limit.
+** Collection cannot run inside an allocation, so the memory that made the
+** limit hit may be garbage only the next safepoint frees, or live data the
+** script frees once it can run again (`del big`): after a hit, the VM gets
+** headroom (a sixteenth of the limit, at least 1 MiB) to handle the
+** MemoryError and go on, until a collection finds live memory under the
+** limit again. The headroom is a hard cap too. */
+static size_t limit_grace(size_t limit) {
+    return limit / 16 > ((size_t)1 << 20) ? limit / 16 : (size_t)1 << 20;
+}
+
+static void check_limit(VM *vm, size_t more) {
+    size_t limit = vm->config.memory_limit;
+    /* the first steps of vm_new have no MemoryError to raise yet: vm_new
+    ** checks the limit once the VM is built */
+    if (!limit || IS_EMPTY(vm->memory_error)) return;
+    if (vm->gc_limit_grace) {
+        size_t grace = limit_grace(limit);
+        limit = limit > SIZE_MAX - grace ? SIZE_MAX : limit + grace;
+    }
+    if (more > limit || vm->bytes_allocated > limit - more) {
+        vm->gc_limit_grace = true;
+        out_of_memory(vm);
+    }
+}
+
+static void uncount(VM *vm, size_t size) {
+    vm->bytes_allocated -= size <= vm->bytes_allocated ? size : vm->bytes_allocated;
+}
+
 /* Small objects are recycled through per-size-class free lists: most
 ** objects are small and short-lived, and malloc/free dominated allocation-
 ** heavy programs. A class holds blocks of class*16 bytes. */
 #define FREELIST_CLASSES 16
 static size_t size_class(size_t size) { return (size + 15) / 16; }
 
+/* The bytes an object of gc_size `size` was allocated with. */
+static size_t obj_alloc_size(size_t size) {
+    size_t cls = size_class(size);
+    return cls < FREELIST_CLASSES ? cls * 16 : size;
+}
+
 void *gc_alloc_obj(VM *vm, Type *type, size_t size) {
     if (size < sizeof(Obj) || size > UINT32_MAX) out_of_memory(vm);
+    check_limit(vm, size);
     size_t cls = size_class(size);
     Obj *o;
     if (cls < FREELIST_CLASSES && vm->obj_freelist[cls]) {
@@ -43,7 +118,7 @@ void *gc_alloc_obj(VM *vm, Type *type, size_t size) {
         vm->obj_freelist[cls] = o->gc_next;
         memset(o, 0, cls * 16);
     } else {
-        o = calloc(1, cls < FREELIST_CLASSES ? cls * 16 : size);
+        o = raw_calloc(vm, obj_alloc_size(size));
         if (!o) out_of_memory(vm);
     }
     o->type = type;
@@ -56,9 +131,18 @@ void *gc_alloc_obj(VM *vm, Type *type, size_t size) {
 
 void *gc_malloc(VM *vm, size_t size) {
     if (size > GC_MAX_ALLOC) out_of_memory(vm);
-    void *p = malloc(size ? size : 1);
+    check_limit(vm, size);
+    void *p = raw_realloc(vm, NULL, 0, nonzero(size));
     if (!p) out_of_memory(vm);
     vm->bytes_allocated += size;
+    return p;
+}
+
+void *gc_try_malloc(VM *vm, size_t size) {
+    size_t limit = vm->config.memory_limit;
+    if (size > GC_MAX_ALLOC || (limit && (size > limit || vm->bytes_allocated > limit - size))) return NULL;
+    void *p = raw_realloc(vm, NULL, 0, nonzero(size));
+    if (p) vm->bytes_allocated += size;
     return p;
 }
 
@@ -67,11 +151,12 @@ void *gc_malloc(VM *vm, size_t size) {
 void *gc_alloc_block(VM *vm, size_t size) {
     size_t cls = size_class(size);
     if (cls == 0 || cls >= BLOCK_CLASSES) return gc_malloc(vm, size);
+    check_limit(vm, size);
     void *p = vm->block_freelist[cls];
     if (p) {
         vm->block_freelist[cls] = *(void **)p;
     } else {
-        p = malloc(cls * 16);
+        p = raw_realloc(vm, NULL, 0, cls * 16);
         if (!p) out_of_memory(vm);
     }
     vm->bytes_allocated += size;
@@ -87,13 +172,14 @@ void gc_free_block(VM *vm, void *p, size_t size) {
     }
     *(void **)p = vm->block_freelist[cls];
     vm->block_freelist[cls] = p;
-    vm->bytes_allocated -= size <= vm->bytes_allocated ? size : vm->bytes_allocated;
+    uncount(vm, size);
 }
 
 void *gc_calloc(VM *vm, size_t n, size_t size) {
     if (size && n > GC_MAX_ALLOC / size) out_of_memory(vm);
     size_t total = n * size;
-    void *p = calloc(total ? total : 1, 1);
+    check_limit(vm, total);
+    void *p = raw_calloc(vm, nonzero(total));
     if (!p) out_of_memory(vm);
     vm->bytes_allocated += total;
     return p;
@@ -107,17 +193,18 @@ void *gc_realloc(VM *vm, void *p, size_t old_size, size_t new_size) {
         return NULL;
     }
     if (new_size > GC_MAX_ALLOC) out_of_memory(vm);
-    void *q = realloc(p, new_size);
+    if (new_size > old_size) check_limit(vm, new_size - old_size);
+    void *q = raw_realloc(vm, p, p ? nonzero(old_size) : 0, new_size);
     if (!q) out_of_memory(vm);
-    vm->bytes_allocated -= old_size <= vm->bytes_allocated ? old_size : vm->bytes_allocated;
+    uncount(vm, p ? old_size : 0);
     vm->bytes_allocated += new_size;
     return q;
 }
 
 void gc_free(VM *vm, void *p, size_t size) {
     if (!p) return;
-    free(p);
-    vm->bytes_allocated -= size <= vm->bytes_allocated ? size : vm->bytes_allocated;
+    raw_free(vm, p, nonzero(size));
+    uncount(vm, size);
 }
 
 /* Memory held outside the GC's buffers (device memory) still paces collection. */
@@ -257,7 +344,7 @@ static void sweep(VM *vm) {
                 o->gc_next = vm->obj_freelist[cls];
                 vm->obj_freelist[cls] = o;
             } else {
-                free(o);
+                raw_free(vm, o, o->gc_size);
             }
         }
     }
@@ -270,7 +357,17 @@ void gc_collect(VM *vm) {
     str_table_sweep(vm); /* interned strings are weak */
     sweep(vm);
     size_t live = vm->bytes_allocated;
-    vm->next_gc = live * 2 > GC_MIN_THRESHOLD ? live * 2 : GC_MIN_THRESHOLD;
+    size_t next = live * 2 > GC_MIN_THRESHOLD ? live * 2 : GC_MIN_THRESHOLD;
+    /* under a memory limit, collect halfway to it: garbage waiting for a
+    ** collection must not be what makes an allocation fail; past it (in the
+    ** headroom), collect often, so that what the script drops is seen soon */
+    size_t limit = vm->config.memory_limit;
+    if (limit) {
+        size_t cap = live < limit ? live + (limit - live) / 2 : live + limit_grace(limit) / 4;
+        if (next > cap) next = cap;
+        if (live < limit) vm->gc_limit_grace = false;
+    }
+    vm->next_gc = next;
     vm->gc_running = false;
 }
 
@@ -286,21 +383,21 @@ void gc_free_all(VM *vm) {
     Obj *o = vm->objects;
     while (o) {
         Obj *next = o->gc_next;
-        free(o);
+        raw_free(vm, o, obj_alloc_size(o->gc_size));
         o = next;
     }
     vm->objects = NULL;
     for (int c = 0; c < BLOCK_CLASSES; c++) {
         while (vm->block_freelist[c]) {
             void *next = *(void **)vm->block_freelist[c];
-            free(vm->block_freelist[c]);
+            raw_free(vm, vm->block_freelist[c], (size_t)c * 16);
             vm->block_freelist[c] = next;
         }
     }
     for (int c = 0; c < FREELIST_CLASSES; c++) {
         while (vm->obj_freelist[c]) {
             Obj *next = vm->obj_freelist[c]->gc_next;
-            free(vm->obj_freelist[c]);
+            raw_free(vm, vm->obj_freelist[c], (size_t)c * 16);
             vm->obj_freelist[c] = next;
         }
     }

@@ -1029,15 +1029,18 @@ static Value execute(VM *vm) {
             cache = alloc_caches(vm, frame->fn->proto);     \
         }                                                   \
     } while (0)
-/* also where a SIGINT becomes a KeyboardInterrupt (signals.c) */
-#define SAFEPOINT()                                                                           \
-    do {                                                                                      \
-        if (UNLIKELY(vm->bytes_allocated > vm->next_gc || vm->gc_stress || vm_sigint_pending)) { \
-            SAVEPC();                                                                         \
-            gc_safepoint(vm);                                                                 \
-            vm_check_signals(vm);                                                             \
-        }                                                                                     \
+/* also where an interrupt request becomes a KeyboardInterrupt and the
+** budget hook runs (signals.c). A safepoint counts n instructions down:
+** 1 at calls, the loop's length at backward jumps; the slow path tests the
+** interrupt flag and calls the hook when the countdown runs out. */
+#define SAFEPOINT_N(n)                                                                                \
+    do {                                                                                              \
+        if (UNLIKELY((vm->safepoint_countdown -= (n)) <= 0 || vm->bytes_allocated > vm->next_gc)) { \
+            SAVEPC();                                                                                 \
+            vm_safepoint(vm);                                                                         \
+        }                                                                                             \
     } while (0)
+#define SAFEPOINT() SAFEPOINT_N(1)
 #define FRAME_NREGS() (frame->fn->proto->nregs)
 
 #ifdef GPY_TRACE_EXEC
@@ -1808,7 +1811,7 @@ return_special:
 
     vmcase(JMP) {
         int32_t off = INS_SJ(ins);
-        if (off < 0) SAFEPOINT(); /* before jumping: a KeyboardInterrupt names this line */
+        if (off < 0) SAFEPOINT_N(-off); /* before jumping: a KeyboardInterrupt names this line */
         pc += off;
         vmnext();
     }
@@ -1822,7 +1825,7 @@ return_special:
         }
         if (!t) {
             int32_t off = INS_SBX(ins);
-            if (off < 0) SAFEPOINT();
+            if (off < 0) SAFEPOINT_N(-off);
             pc += off;
         }
         vmnext();
@@ -1837,7 +1840,7 @@ return_special:
         }
         if (t) {
             int32_t off = INS_SBX(ins);
-            if (off < 0) SAFEPOINT();
+            if (off < 0) SAFEPOINT_N(-off);
             pc += off;
         }
         vmnext();
@@ -1854,7 +1857,7 @@ return_special:
         }
         int32_t off = (int32_t)*pc++;
         if (!lt) {
-            if (off < 0) SAFEPOINT();
+            if (off < 0) SAFEPOINT_N(-off);
             pc += off;
         }
         vmnext();
@@ -2252,6 +2255,7 @@ return_special:
 #undef SAVEPC
 #undef GETCACHE
 #undef SAFEPOINT
+#undef SAFEPOINT_N
 #undef FRAME_NREGS
 #undef vmcase
 #undef vmnext

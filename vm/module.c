@@ -148,11 +148,18 @@ Source *source_from_file(VM *vm, Str *filename, const char *path, int *err) {
         return NULL;
     }
     buf[len] = '\0';
-    /* the buffer now belongs to the Source; count it like a gc_malloc */
-    src->text = buf;
+    /* the Source owns a gc_malloc'd copy (freed like one, through the VM's
+    ** allocator hook): one that cannot raise, so buf is never lost */
+    char *text = gc_try_malloc(vm, len + 1);
+    if (!text) {
+        free(buf);
+        vm_throw(vm, vm->memory_error);
+    }
+    memcpy(text, buf, len + 1);
+    free(buf);
+    src->text = text;
     src->len = len;
     src->obj.flags |= SOURCE_FROM_FILE;
-    vm->bytes_allocated += len + 1;
     return src;
 }
 

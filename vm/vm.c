@@ -253,6 +253,10 @@ VM *vm_new(const VMConfig *config) {
     }
     vm->gc_running = false;
     vm->exc_value = NONE_VAL;
+    if (vm->config.memory_limit && vm->bytes_allocated > vm->config.memory_limit) {
+        vm_free(vm); /* a limit too small for the VM itself (gc.c checks it only from here on) */
+        return NULL;
+    }
     return vm;
 }
 
@@ -312,7 +316,7 @@ void vm_free(VM *vm) {
     unmap(vm->stack, STACK_VALUES * sizeof(Value));
     unmap(vm->frames, FRAMES_CAP * sizeof(Frame));
     free(vm->roots);
-    free(vm->builtin_types);
+    gc_free(vm, vm->builtin_types, (size_t)vm->builtin_types_cap * sizeof(Type *));
     free_config(&vm->config);
     fflush(stdout);
     fflush(stderr);

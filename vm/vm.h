@@ -18,6 +18,7 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include "gpy.h" /* GPY_VERSION, GpyConfig's callback types */
@@ -140,6 +141,15 @@ typedef struct ErrorJmp {
     int32_t c_depth;
 } ErrorJmp;
 
+/* The budget hook's countdown state (signals.c). */
+typedef struct VMBudget {
+    int64_t armed;      /* what safepoint_countdown was last set to */
+    int64_t hook_left;  /* units until the hook is due (hook_every) */
+    int64_t clock_left; /* units until the clock is read (time_budget) */
+    double start;       /* when the current time budget period began */
+    bool in_hook;
+} VMBudget;
+
 /* Interned-string table (open addressing over Str*). */
 typedef struct StrTable {
     Str **slots;
@@ -188,6 +198,7 @@ struct VM {
     void *block_freelist[33]; /* freed gc_alloc_block buffers by 16-byte class */
     bool gc_stress; /* collect at every safepoint (GPY_GC_STRESS=1) */
     bool gc_gray_overflow; /* gc.c: the gray stack could not grow; rescan marked objects */
+    bool gc_limit_grace;   /* gc.c: the memory limit was hit; headroom until live memory is under it again */
 
     /* strings */
     StrTable strings;
@@ -221,6 +232,11 @@ struct VM {
     /* interactive / embedding hooks */
     bool interactive;
     void *user_data;
+    /* signals.c: interrupts and the budget hook */
+    atomic_int interrupt_requested;       /* vm_request_interrupt: any thread, signal handlers */
+    int64_t safepoint_countdown;          /* interp.c's safepoints: slow path (vm_safepoint) at <= 0 */
+    VMBudget budget;
+    void (*interruptible_reads)(bool on); /* the gpy command: let SIGINT end blocking reads */
     VMConfig config;       /* see VMConfig; set once by vm_new */
     struct GpyVM *api;     /* api/: the embedding API's state for this VM, or NULL */
     void (*api_mark)(VM *vm); /* api/: marks the API's slots and handles (gc.c calls it with the roots) */
@@ -269,6 +285,7 @@ int vm_run_interactive(VM *vm, const char *text, size_t len);
 /* ================= gc.c ================= */
 void *gc_alloc_obj(VM *vm, Type *type, size_t size); /* zeroed, header set */
 void *gc_malloc(VM *vm, size_t size);                /* counted; raises MemoryError */
+void *gc_try_malloc(VM *vm, size_t size);            /* gc_malloc that returns NULL instead of raising */
 void *gc_calloc(VM *vm, size_t n, size_t size);
 void *gc_realloc(VM *vm, void *p, size_t old_size, size_t new_size);
 void gc_free(VM *vm, void *p, size_t size);

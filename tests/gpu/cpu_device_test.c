@@ -467,6 +467,47 @@ static void check_device(CpuDevice *d) {
     }
 }
 
+/* Interrupts: block 5 sets the device's interrupt flag itself (as another
+** thread would), so the launch must stop taking blocks soon after, return
+** GPU_CPU_INTERRUPTED, and leave the flag to its owner; cleared, the next
+** launch runs every block. */
+static atomic_int interrupt_flag;
+static atomic_int blocks_ran;
+static void interrupting_block(KernelCtx *ctx, void **params) {
+    (void)params;
+    if (block_linear(ctx) == 5) atomic_store(&interrupt_flag, 1);
+    atomic_fetch_add(&blocks_ran, 1);
+}
+
+static void check_interrupt(CpuDevice *d) {
+    gpu_cpu_set_interrupt(d, &interrupt_flag);
+    CpuLaunch l = {.grid = {100000, 1, 1}, .block = {64, 1, 1}, .block_fn = interrupting_block};
+    char err[256] = "";
+    atomic_store(&interrupt_flag, 0);
+    atomic_store(&blocks_ran, 0);
+    int rc = gpu_cpu_launch(d, &l, err, sizeof err);
+    CHECK(rc == GPU_CPU_INTERRUPTED, "interrupted launch returned %d (%s)", rc, err);
+    CHECK(atomic_load(&blocks_ran) < 100000, "interrupted launch ran all %d blocks", atomic_load(&blocks_ran));
+    CHECK(atomic_load(&interrupt_flag) == 1, "the device cleared the flag it does not own");
+    atomic_store(&interrupt_flag, 0);
+    /* a plain launch afterwards: the device is usable */
+    atomic_int bad = 0;
+    Args a = {.count = calloc(64 * 100, sizeof(atomic_int)), .bad = &bad, .expect_block = {64, 1, 1},
+              .expect_grid = {100, 1, 1}};
+    Args *ap = &a;
+    void *params[1] = {&ap};
+    l.block_fn = count_block;
+    l.grid[0] = 100;
+    l.params = params;
+    rc = gpu_cpu_launch(d, &l, err, sizeof err);
+    int wrong = 0;
+    for (int i = 0; i < 64 * 100; i++) wrong += atomic_load(&a.count[i]) != 1;
+    CHECK(rc == 0 && wrong == 0 && atomic_load(&bad) == 0, "launch after an interrupt: rc %d, %d threads ran != once",
+          rc, wrong);
+    free(a.count);
+    gpu_cpu_set_interrupt(d, NULL);
+}
+
 int main(void) {
     static const int workers[] = {1, 2, 4};
     for (size_t i = 0; i < 3; i++) {
@@ -475,6 +516,7 @@ int main(void) {
         if (!d) continue;
         CHECK(gpu_cpu_workers(d) == workers[i], "gpu_cpu_new(%d) gave %d workers", workers[i], gpu_cpu_workers(d));
         check_device(d);
+        check_interrupt(d);
         if (i == 2) check_faults(d); /* the launcher and three helpers */
         gpu_cpu_free(d);
     }

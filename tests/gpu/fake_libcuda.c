@@ -39,7 +39,9 @@
 ** programs that cannot call fake_cuda_inject_error), FAKE_CUDA_STICKY_FATAL=1
 ** (a sticky error is fatal to the process, as the driver API documents and as
 ** an H200 with driver 580 behaves: the primary context resets, but retaining
-** it again returns the sticky code).
+** it again returns the sticky code), FAKE_CUDA_BUSY=1 (cuStreamQuery and
+** cuEventQuery answer CUDA_ERROR_NOT_READY: work that never finishes, for
+** waits that poll so that an interrupt can end them).
 **
 ** Device addresses live at 0x0000D00000000000 and up — outside the host's
 ** address space, so gpy dereferencing one on the host crashes at once —
@@ -1050,7 +1052,8 @@ EXPORT CUresult cuStreamQuery(CUstream s)
 {
     ENTER();
     NEED_CTX("cuStreamQuery");
-    RETURN(check_stream("cuStreamQuery", s)); /* all work is done at once */
+    CUresult r = check_stream("cuStreamQuery", s); /* all work is done at once */
+    RETURN(r == CUDA_SUCCESS && env_long("FAKE_CUDA_BUSY", 0) == 1 ? CUDA_ERROR_NOT_READY : r);
 }
 
 EXPORT CUresult cuStreamDestroy_v2(CUstream s)
@@ -1132,7 +1135,7 @@ EXPORT CUresult cuEventQuery(CUevent ev)
     NEED_CTX("cuEventQuery");
     CUresult r;
     find_event("cuEventQuery", ev, &r);
-    RETURN(r);
+    RETURN(r == CUDA_SUCCESS && env_long("FAKE_CUDA_BUSY", 0) == 1 ? CUDA_ERROR_NOT_READY : r);
 }
 
 /* Documented: CUDA_ERROR_INVALID_HANDLE when either event was made with
