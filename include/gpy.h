@@ -88,7 +88,7 @@ typedef enum GpyDevice { GPY_DEVICE_AUTO = 0, GPY_DEVICE_CPU, GPY_DEVICE_CUDA } 
 ** refuse (the script sees MemoryError). */
 typedef void *(*GpyAllocFn)(void *ptr, size_t old_size, size_t new_size, void *user);
 /* Output: text written to sys.stdout (write) or sys.stderr (error). Not
-** NUL-terminated. */
+** NUL-terminated. The callback must not call back into the same VM. */
 typedef void (*GpyWriteFn)(GpyVM *vm, const char *text, size_t len, void *user);
 /* Module loader: called for `import name` before the search path. Return a
 ** malloc'd UTF-8 source (and set *len) to define the module, or NULL to let
@@ -200,6 +200,9 @@ GPY_API GpyStatus gpy_set_int(GpyVM *vm, int slot, int64_t value);
 GPY_API GpyStatus gpy_set_float(GpyVM *vm, int slot, double value);
 /* len (size_t)-1: NUL-terminated. A str must be valid UTF-8 (else ValueError). */
 GPY_API GpyStatus gpy_set_str(GpyVM *vm, int slot, const char *text, size_t len);
+/* Not yet available: gpy has no bytes type until the host-language work
+** (issue 14) adds it; gpy_set_bytes fails with NotImplementedError and
+** gpy_get_bytes with TypeError meanwhile. */
 GPY_API GpyStatus gpy_set_bytes(GpyVM *vm, int slot, const void *data, size_t len);
 
 /* Readers fail with TypeError (GPY_RUNTIME_ERROR) when the slot holds
