@@ -167,6 +167,16 @@ else
   bad "CMake consumer (find_package(gpy CONFIG), gpy::gpy)" "$out"
 fi
 
+# docs/embedding.md's quick start, built exactly as the docs say; it scales
+# 0..999 by 2.5 in a script-defined kernel: 999 * 2.5 = 2497.5
+# shellcheck disable=SC2086
+if cc examples/embed/app.c $flags -o "$tmp/app" >"$out" 2>&1 && timeout "$test_timeout" "$tmp/app" >"$out" 2>&1 &&
+  grep -qx 'data\[999\] = 2497.5' "$out"; then
+  ok "quick start (examples/embed/app.c)"
+else
+  bad "quick start (examples/embed/app.c)" "$out"
+fi
+
 cli_kernel installed "$prefix"
 
 # a compiler module of another ABI version: refused, with both versions and paths named
