@@ -44,6 +44,9 @@ finish() {
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 out=$tmp/out.txt
+# test_kernel_driver launches through the test-only CUDA driver
+GPY_TEST_FAKE_LIBCUDA=$(bash tests/gpu/build-fake.sh "$tmp") || { echo "FAIL building tests/gpu/fake_libcuda.c"; exit 1; }
+export GPY_TEST_FAKE_LIBCUDA
 
 # build_dir DIR CMAKE-ARGS...: configure when new, then build
 build_dir() {
