@@ -1,5 +1,5 @@
 /*
-** cuda_cache.c — @cuda.jit(cache=True): compiled kernels kept on disk.
+** disk_cache.c — @cuda.jit(cache=True): compiled kernels kept on disk.
 **
 ** Directory: $GPY_CACHE_DIR, else $XDG_CACHE_HOME/gpy, else ~/.cache/gpy.
 ** One file per (kernel, argument types, target): "<name>-<key>.gpyk". The
@@ -33,8 +33,8 @@
 #include <llvm-c/Core.h>
 #include <llvm-c/TargetMachine.h>
 
-#include "../jit/jit_cache.h"
-#include "cuda_priv.h"
+#include "disk_cache.h"
+#include "jit_cache.h"
 
 #define CACHE_MAX_BYTES (256u << 20) /* larger files are not ours */
 
@@ -152,11 +152,11 @@ static char *take_str(const char **p, const char *end) {
     return s;
 }
 
-JitKernel *cuda_cache_load(VM *vm, Function *fn, int nargs, const JType *const *tys, int target, int cc,
-                           const JitOptions *o) {
-    CudaState *st = cuda_state(vm);
+JitKernel *jit_disk_cache_load(VM *vm, Function *fn, int nargs, const JType *const *tys, int target, int cc,
+                               const JitOptions *o) {
+    JitCacheStats *st = jit_cache_stats(vm);
     char dir[2048], path[4096], err[512];
-    st->cache_misses++; /* undone on a hit */
+    if (st) st->misses++; /* undone on a hit */
     if (target != JIT_TARGET_CPU && target != JIT_TARGET_PTX) return NULL;
     if (!cache_dir(vm->config.cache_dir, dir, sizeof dir)) return NULL;
     JFunc *f = jit_infer(vm, fn, nargs, tys, true, err, sizeof err);
@@ -207,9 +207,9 @@ JitKernel *cuda_cache_load(VM *vm, Function *fn, int nargs, const JType *const *
     free(ir);
     free(bname);
     free(obj);
-    if (k) {
-        st->cache_misses--;
-        st->cache_hits++;
+    if (k && st) {
+        st->misses--;
+        st->hits++;
     }
     return k;
 }
@@ -250,8 +250,7 @@ static bool put_str(char **buf, size_t *len, size_t *cap, const char *s) {
     return put_bytes(buf, len, cap, s, s ? strlen(s) : 0);
 }
 
-void cuda_cache_store(VM *vm, Function *fn, const JitKernel *k, int target, int cc, const JitOptions *o) {
-    CudaState *st = cuda_state(vm);
+void jit_disk_cache_store(VM *vm, Function *fn, const JitKernel *k, int target, int cc, const JitOptions *o) {
     if ((target != JIT_TARGET_CPU && target != JIT_TARGET_PTX) || !k || !k->func || k->debug) return;
     if (target == JIT_TARGET_PTX && !k->ptx) return;
     if (target == JIT_TARGET_CPU && !k->llvm_ir) return;
@@ -302,12 +301,14 @@ void cuda_cache_store(VM *vm, Function *fn, const JitKernel *k, int target, int 
         }
     }
     free(buf);
-    if (ok) st->cache_writes++;
+    JitCacheStats *st = jit_cache_stats(vm);
+    if (ok && st) st->writes++;
 }
 
-void cuda_cache_report(VM *vm, CudaState *st) {
-    if (!vm->config.cache_stats) return;
-    if (st->cache_hits + st->cache_misses + st->cache_writes == 0) return;
-    fprintf(stderr, "gpy cache: %u hits, %u misses, %u writes\n", st->cache_hits, st->cache_misses, st->cache_writes);
-    st->cache_hits = st->cache_misses = st->cache_writes = 0; /* reported once */
+void jit_disk_cache_report(VM *vm) {
+    JitCacheStats *st = jit_cache_stats(vm);
+    if (!vm->config.cache_stats || !st) return;
+    if (st->hits + st->misses + st->writes == 0) return;
+    fprintf(stderr, "gpy cache: %u hits, %u misses, %u writes\n", st->hits, st->misses, st->writes);
+    st->hits = st->misses = st->writes = 0; /* reported once */
 }

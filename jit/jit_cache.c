@@ -1,6 +1,6 @@
 /*
 ** jit_cache.c — rebuilding a compiled kernel from the on-disk cache
-** (stdlib/cuda_cache.c reads and writes the files). A PTX entry needs no
+** (disk_cache.c reads and writes the files). A PTX entry needs no
 ** LLVM at all; a CPU entry is the optimized module as IR text, parsed and
 ** handed to the VM's LLJIT — no lowering, no O3 — with its entry points
 ** renamed to fresh symbols, since the serial numbers in the stored names

@@ -1,8 +1,8 @@
 /*
 ** jit_cache.h — the back-end half of @cuda.jit(cache=True): rebuilding a
-** JitKernel from what stdlib/cuda_cache.c read from disk, without lowering
+** JitKernel from what disk_cache.c read from disk, without lowering
 ** or optimizing again. The file format, keys and directories belong to
-** stdlib/cuda_cache.c; this side only knows compiled artefacts.
+** disk_cache.c; this side only knows compiled artefacts.
 */
 #ifndef GPY_JIT_CACHE_H
 #define GPY_JIT_CACHE_H

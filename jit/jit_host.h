@@ -28,10 +28,8 @@ extern const JitHost *jit_host;
 #define jf_free(...) (jit_host->jf_free(__VA_ARGS__))
 #define jt_scalar(...) (jit_host->jt_scalar(__VA_ARGS__))
 #define jt_name(...) (jit_host->jt_name(__VA_ARGS__))
-#define nd_itemsize(...) (jit_host->nd_itemsize(__VA_ARGS__))
+#define jit_cache_stats(...) (jit_host->jit_cache_stats(__VA_ARGS__))
 #define dtype_itemsize(...) (jit_host->dtype_itemsize(__VA_ARGS__))
-#define nd_check(...) (jit_host->nd_check(__VA_ARGS__))
-#define cuda_state(...) (jit_host->cuda_state(__VA_ARGS__))
 #define jit_binding(...) (jit_host->jit_binding(__VA_ARGS__))
 
 #endif

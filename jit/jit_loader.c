@@ -18,8 +18,8 @@
 **
 ** The compiler is loaded once per process; each side checks the other's
 ** GPY_ABI_VERSION (jit_module.h). The loading thread belongs to the VM whose
-** import started it (CudaState) and is joined by that VM's free hook at the
-** latest.
+** import started it (jit_loader_slot) and is joined by that VM's free hook
+** at the latest.
 */
 #include <dlfcn.h>
 #include <limits.h>
@@ -30,6 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "disk_cache.h"
 #include "gpy.h"
 #include "jit_loader.h"
 #include "jit_module.h"
@@ -159,7 +160,7 @@ static const JitApi *compiler(const char *configured, char *err, size_t errsize)
 /* The compiler, only when it was loaded already (for what only exists once it was). */
 static const JitApi *compiler_if_loaded(void) { return atomic_load(&loaded); }
 
-struct CudaJitLoader {
+struct JitLoader {
     pthread_t thread;
     char *configured;               /* the VM's config.jit_module (a copy) or NULL */
     int targets;                    /* what to warm up (likely_targets) */
@@ -168,7 +169,7 @@ struct CudaJitLoader {
 };
 
 static void *loader_main(void *arg) {
-    struct CudaJitLoader *l = arg;
+    struct JitLoader *l = arg;
     const JitApi *a = compiler(l->configured, NULL, 0);
     JitPrepared *p = a ? a->prepared_new() : NULL;
     if (!p) return NULL;
@@ -187,9 +188,10 @@ static int likely_targets(VM *vm) {
     return JIT_TARGET_CPU | JIT_TARGET_PTX;
 }
 
-void compiler_preload(VM *vm, CudaState *st) {
-    if (st->jit_loader) return;
-    struct CudaJitLoader *l = calloc(1, sizeof *l);
+void compiler_preload(VM *vm) {
+    struct JitLoader **slot = jit_loader_slot(vm);
+    if (!slot || *slot) return;
+    struct JitLoader *l = calloc(1, sizeof *l);
     if (!l) return; /* the first compile loads it */
     if (vm->config.jit_module && !(l->configured = strdup(vm->config.jit_module))) {
         free(l);
@@ -203,11 +205,12 @@ void compiler_preload(VM *vm, CudaState *st) {
         free(l);
         return;
     }
-    st->jit_loader = l;
+    *slot = l;
 }
 
-void compiler_preload_join(CudaState *st) {
-    struct CudaJitLoader *l = st->jit_loader;
+void compiler_preload_join(VM *vm) {
+    struct JitLoader **slot = jit_loader_slot(vm);
+    struct JitLoader *l = slot ? *slot : NULL;
     if (!l) return;
     atomic_store(&l->stop, true);
     pthread_join(l->thread, NULL);
@@ -215,14 +218,15 @@ void compiler_preload_join(CudaState *st) {
     if (p) compiler_if_loaded()->prepared_free(p); /* what the VM did not take */
     free(l->configured);
     free(l);
-    st->jit_loader = NULL;
+    *slot = NULL;
 }
 
 /* The table, with what the loader's thread has made ready for vm handed to
 ** it; from the first compile on, the thread stops warming up. */
 static const JitApi *compiler_vm(VM *vm, char *err, size_t errsize) {
     const JitApi *a = compiler(vm->config.jit_module, err, errsize);
-    struct CudaJitLoader *l = vm->cuda ? vm->cuda->jit_loader : NULL;
+    struct JitLoader **slot = jit_loader_slot(vm);
+    struct JitLoader *l = slot ? *slot : NULL;
     if (l) atomic_store(&l->stop, true);
     JitPrepared *p = l ? atomic_load(&l->prepared) : NULL;
     if (a && p) a->adopt(vm, p);
@@ -281,8 +285,9 @@ void compiler_cache_store(VM *vm, Function *fn, const JitKernel *k, int target, 
     if (a) a->cache_store(vm, fn, k, target, cc, o);
 }
 
-void compiler_cache_report(VM *vm, CudaState *st) {
-    if (st->cache_hits + st->cache_misses + st->cache_writes == 0) return; /* nothing to say: do not load */
+void compiler_cache_report(VM *vm) {
+    JitCacheStats *st = jit_cache_stats(vm);
+    if (!st || st->hits + st->misses + st->writes == 0) return; /* nothing to say: do not load */
     const JitApi *a = compiler_if_loaded();
-    if (a) a->cache_report(vm, st);
+    if (a) a->cache_report(vm);
 }

@@ -9,13 +9,14 @@
 
 #include "jit.h"
 
-struct CudaState;
-
 /* Starts loading the compiler for this VM on a background thread (at the
 ** import of cuda or numba); compiler_preload_join (the cuda free hook) joins
 ** it at vm_free at the latest. */
-void compiler_preload(VM *vm, struct CudaState *st);
-void compiler_preload_join(struct CudaState *st);
+void compiler_preload(VM *vm);
+void compiler_preload_join(VM *vm);
+/* Where the VM keeps its loading thread (types.c: the compiler's per-VM
+** state in libgpy); NULL only on out-of-memory. */
+struct JitLoader **jit_loader_slot(VM *vm);
 /* Raises ImportError (why, with the paths and ABI versions involved) when
 ** the compiler cannot be loaded. */
 void compiler_require(VM *vm);
@@ -31,10 +32,10 @@ char *compiler_compile_ptx_device(VM *vm, Function *fn, int nargs, const JType *
 void compiler_kernel_free(VM *vm, JitKernel *k);
 void compiler_debug_reset(JitKernel *k);
 bool compiler_debug_message(const JitKernel *k, const JitErrRecord *rec, char *msg, size_t size);
-/* The disk cache (as cuda_cache_load, ... in stdlib/cuda_priv.h). */
+/* The disk cache (as jit_disk_cache_load, ... in disk_cache.h). */
 JitKernel *compiler_cache_load(VM *vm, Function *fn, int nargs, const JType *const *tys, int target, int cc,
                                const JitOptions *o);
 void compiler_cache_store(VM *vm, Function *fn, const JitKernel *k, int target, int cc, const JitOptions *o);
-void compiler_cache_report(VM *vm, struct CudaState *st);
+void compiler_cache_report(VM *vm);
 
 #endif

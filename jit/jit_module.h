@@ -33,7 +33,8 @@
 
 #include <stdatomic.h>
 
-#include "../stdlib/cuda_priv.h"
+#include "binding.h"
+#include "disk_cache.h"
 #include "jit.h"
 #include "lexer.h"
 
@@ -57,11 +58,8 @@ typedef struct JitHost {
     void (*jf_free)(JFunc *f);
     const JType *(*jt_scalar)(VM *vm, JKind k);
     const char *(*jt_name)(const JType *t, char *buf, size_t size);
-    /* arrays and the cuda module's state */
-    size_t (*nd_itemsize)(NDType dt);
+    JitCacheStats *(*jit_cache_stats)(VM *vm); /* the disk cache's counters (types.c) */
     size_t (*dtype_itemsize)(NDType dt); /* contracts/dtype.c */
-    bool (*nd_check)(VM *vm, Value v);
-    CudaState *(*cuda_state)(VM *vm);
     /* the cuda binding's answers about values (jit/binding.h) */
     const struct JitBinding *(*jit_binding)(VM *vm);
     /* the CPU device's runtime that compiled CPU kernels call by name
@@ -84,7 +82,7 @@ typedef struct JitApi {
     JitKernel *(*cache_load)(VM *vm, Function *fn, int nargs, const JType *const *tys, int target, int cc,
                              const JitOptions *o);
     void (*cache_store)(VM *vm, Function *fn, const JitKernel *k, int target, int cc, const JitOptions *o);
-    void (*cache_report)(VM *vm, CudaState *st);
+    void (*cache_report)(VM *vm);
     JitPrepared *(*prepared_new)(void);
     void (*warm_up)(JitPrepared *p, int targets, atomic_bool *stop);
     void (*adopt)(VM *vm, JitPrepared *p);

@@ -10,12 +10,17 @@
 #include <string.h>
 
 #include "binding.h"
+#include "disk_cache.h"
 #include "jit.h"
+#include "jit_loader.h"
 
 #define NSINGLE (JK_STRING + 1)
 
 struct JitTypes {
-    const JitBinding *host;   /* jit_set_host (kept here: the compiler's per-VM state in libgpy) */
+    /* the compiler's per-VM state that libgpy keeps (it lives as long as the types) */
+    const JitBinding *host;   /* jit_set_binding */
+    JitCacheStats cache;      /* jit_cache_stats: the disk cache's counters */
+    struct JitLoader *loader; /* jit_loader_slot: the thread loading the compiler */
     JType single[NSINGLE]; /* scalars, void, none, range, string */
     JType **set;           /* compound types; cap a power of two */
     size_t cap, count;
@@ -51,6 +56,16 @@ static struct JitTypes *types_of(VM *vm) {
 const struct JitBinding **jit_binding_slot(VM *vm) {
     struct JitTypes *jt = types_of(vm);
     return jt ? &jt->host : NULL;
+}
+
+JitCacheStats *jit_cache_stats(VM *vm) {
+    struct JitTypes *jt = types_of(vm);
+    return jt ? &jt->cache : NULL;
+}
+
+struct JitLoader **jit_loader_slot(VM *vm) {
+    struct JitTypes *jt = types_of(vm);
+    return jt ? &jt->loader : NULL;
 }
 
 const JType *jt_scalar(VM *vm, JKind k) {

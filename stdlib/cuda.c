@@ -591,7 +591,7 @@ static Value f_host_jit(VM *vm, int argc, Value *argv, Dict *kwargs) {
 static void cuda_free_hook(VM *vm) {
     CudaState *st = vm->cuda;
     if (!st) return;
-    compiler_preload_join(st);
+    compiler_preload_join(vm);
     cuda_dispatch_free_all(vm, st);
     if (st->device) gpu_cpu_free(st->device);
     st->device = NULL;
@@ -723,7 +723,7 @@ CudaState *cuda_state(VM *vm) {
     jit_set_binding(vm, &cuda_jit_binding);
     cuda_hook_order(vm);
     build_cuda(vm, st);
-    compiler_preload(vm, st); /* LLVM loads while the program goes on to its first compile */
+    compiler_preload(vm); /* LLVM loads while the program goes on to its first compile */
     return st;
 }
 

@@ -53,7 +53,7 @@ struct Dispatcher {
     bool device;   /* a device function */
     bool fastmath;
     bool debug;    /* @cuda.jit(debug=True): bounds-checked indexing (jit.h, debug mode) */
-    bool cache;    /* @cuda.jit(cache=True): compiled code kept on disk (cuda_cache.c) */
+    bool cache;    /* @cuda.jit(cache=True): compiled code kept on disk (jit/disk_cache.c) */
     bool eager;    /* compiled from signatures: no new specializations at launch */
     int last;      /* index of the spec the previous launch used */
     Spec *specs;   /* gc_malloc'd */
@@ -211,7 +211,7 @@ static void free_specs(VM *vm, Dispatcher *d) {
 }
 
 void cuda_dispatch_free_all(VM *vm, CudaState *st) {
-    compiler_cache_report(vm, st);
+    compiler_cache_report(vm);
     for (Dispatcher *d = st->dispatchers; d; d = d->next) free_specs(vm, d);
     st->dispatchers = NULL;
 }

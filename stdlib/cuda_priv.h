@@ -6,7 +6,6 @@
 **                    streams, events
 **   cuda_array.c     device arrays (to_device, device_array, copy_to_host),
 **                    in host memory on the CPU device, device memory on a GPU
-**   cuda_cache.c     @cuda.jit(cache=True): compiled kernels on disk
 **   cuda_dispatch.c  @cuda.jit dispatchers: signatures, the compile cache,
 **                    argument marshalling, launch on the CPU device or GPU
 **   cuda_ufunc.c     numba.vectorize and cuda.reduce (gpy source generating kernels)
@@ -56,9 +55,6 @@ typedef struct CudaState {
     ** on the launch path: [dtype][ndim][layout C=0 / A=1] */
     const JType *scalar_types[ND__COUNT];
     const JType *array_types[ND__COUNT][8][2];
-    /* @cuda.jit(cache=True) (cuda_cache.c): counted for GPY_CACHE_STATS=1 */
-    unsigned cache_hits, cache_misses, cache_writes;
-    struct CudaJitLoader *jit_loader; /* jit/jit_loader.c: the thread loading the compiler */
 } CudaState;
 
 /* The state, created on first use (the module types are made there). */
@@ -157,29 +153,5 @@ Function *cuda_dispatcher_function(VM *vm, Value v, bool *is_device);
 ** signatures none of which takes these argument types. */
 bool cuda_device_signatures_accept(VM *vm, Value v, int nargs, const JType *const *argtypes, char *err,
                                    size_t errsize);
-
-/* ---- cuda_cache.c ---- */
-/* A cache file: this header, then len bytes of payload whose FNV-1a
-** checksum is sum (tests/fuzz/fuzz_cache.c writes entries with it too). */
-#define CACHE_MAGIC "GPYKCACH"
-#define CACHE_FORMAT 2u
-typedef struct CacheHeader {
-    char magic[8];
-    uint32_t format;
-    uint32_t target;
-    uint64_t key;
-    uint64_t len;
-    uint64_t sum;
-} CacheHeader;
-
-/* The cached compile of fn for the argument types and one target
-** (JIT_TARGET_CPU or JIT_TARGET_PTX), or NULL (a miss: the caller compiles
-** and stores). Never raises. */
-JitKernel *cuda_cache_load(VM *vm, Function *fn, int nargs, const JType *const *tys, int target, int cc,
-                           const JitOptions *o);
-/* Writes k (compiled for that single target) to the cache; failures are ignored. */
-void cuda_cache_store(VM *vm, Function *fn, const JitKernel *k, int target, int cc, const JitOptions *o);
-/* GPY_CACHE_STATS=1: prints "gpy cache: N hits, M misses, W writes" to stderr. */
-void cuda_cache_report(VM *vm, CudaState *st);
 
 #endif

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A damaged or tampered @cuda.jit(cache=True) entry is a miss, never a
-# crash or a wrong result: the loader (stdlib/cuda_cache.c, then
+# crash or a wrong result: the loader (jit/disk_cache.c, then
 # jit/jit_cache.c) validates every field it reads. Each case below damages
 # one kernel's entry from a first run, then a second run must print the hand-checked
 # result (block b of block_sum = 4096*b + 2016; saxpy out[i] = 2*i + 1) and
@@ -52,7 +52,7 @@ GPY
 want='[2016.0, 6112.0, 10208.0, 14304.0]
 1.0 199.0 10000.0'
 
-# The entry layout (stdlib/cuda_cache.c): header magic[8] u32 format
+# The entry layout (jit/disk_cache.c): header magic[8] u32 format
 # u32 target u64 key u64 len u64 sum (40 bytes), payload u64 shared_bytes,
 # then five u64-length-prefixed strings. tamper.py FILE CASE rewrites FILE.
 cat > "$tmp/tamper.py" <<'PY'

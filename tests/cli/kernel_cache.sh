@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# @cuda.jit(cache=True) (stdlib/cuda_cache.c): the first run compiles and
+# @cuda.jit(cache=True) (jit/disk_cache.c): the first run compiles and
 # writes cache files, the second reads them back (GPY_CACHE_STATS=1 counts
 # hits, misses and writes on stderr) with the same results; damaged files
 # are ignored and rewritten; a changed global gives a new entry; processes

@@ -1,6 +1,6 @@
 /*
 ** fuzz_cache.c — libFuzzer target: the disk cache loader
-** (cuda_cache_load, stdlib/cuda_cache.c) and what it hands the cached code
+** (jit_disk_cache_load, jit/disk_cache.c) and what it hands the cached code
 ** to (jit_kernel_from_cache, jit/jit_cache.c).
 **
 ** The input is a cache file. Its header's target field picks the CPU or
@@ -16,9 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../jit/disk_cache.h"
 #include "../../jit/jit_cache.h"
 #include "../../jit/jit_loader.h"
-#include "cuda_priv.h"
 #include "fuzz_vm.h"
 
 static const char kernel_source[] = "from numba import cuda\n"
