@@ -42,7 +42,7 @@ extern "C" {
 #endif
 /* Bumped whenever libgpy and its compiler module (lib/gpy/gpy_jit.so) stop
 ** being interchangeable; each refuses a partner with another value. */
-#define GPY_ABI_VERSION 1
+#define GPY_ABI_VERSION 2
 
 #if defined(_WIN32)
 #define GPY_API
