@@ -128,6 +128,19 @@ static void call_body(VM *vm, void *ud) {
 
 GpyStatus gpy_call(GpyVM *g, int fn, int nargs, int kwargs, int dst) {
     if (!api_slot_ok(g, fn) || !api_slot_ok(g, dst)) return GPY_RUNTIME_ERROR;
+    if (kwargs < 0 && nargs >= 0 && (int64_t)fn + nargs < g->count) {
+        /* a script function with plain positional arguments: no vm_pcall */
+        VM *vm = g->vm;
+        gc_safepoint(vm);
+        Value r;
+        int done = vm_call_protected_fast(vm, *api_slot(g, fn), nargs, api_slot(g, fn + 1), &r);
+        if (done == 1) {
+            *api_slot(g, dst) = r;
+            if (!IS_NONE(g->error)) gpy_clear_error(g);
+            return GPY_OK;
+        }
+        if (done == 0) return api_record(g, vm->exc_value);
+    }
     CallCtx c = {.fn = fn, .nargs = nargs, .kwargs = kwargs, .dst = dst};
     return api_protect(g, call_body, &c);
 }

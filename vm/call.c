@@ -6,7 +6,9 @@
 */
 #include <string.h>
 
+#include "cstack.h"
 #include "interp.h"
+#include "signals.h"
 
 const char *interp_fn_name(Function *fn) {
     if (fn->qualname) return fn->qualname->chars;
@@ -189,7 +191,8 @@ static Value call_function(VM *vm, Function *fn, int argc, Value *argv, Dict *kw
     interp_check_room(vm, base, p->nregs);
     if (!kwargs && argc == p->nparams && p->nkwonly == 0 &&
         (p->flags & (PROTO_VARARGS | PROTO_VARKW | PROTO_GENERATOR)) == 0) {
-        if (argc > 0) memmove(base, argv, (size_t)argc * sizeof(Value));
+        /* callers that pushed the arguments at stack_top (gpy_call) pass argv == base */
+        if (argc > 0 && argv != base) memmove(base, argv, (size_t)argc * sizeof(Value));
         for (int32_t i = argc; i < p->nregs; i++) base[i] = EMPTY_VAL;
     } else {
         interp_bind(vm, fn, base, argc, argv, 0, NULL, NULL, kwargs);
@@ -198,6 +201,28 @@ static Value call_function(VM *vm, Function *fn, int argc, Value *argv, Dict *kw
     interp_enter(vm);
     interp_push_entry(vm, fn, base);
     return interp_run(vm, EMPTY_VAL);
+}
+
+int vm_call_protected_fast(VM *vm, Value callee, int argc, const Value *argv, Value *result) {
+    if (!IS_OBJ(callee) || AS_OBJ(callee)->type != vm->t_function) return -1;
+    Function *fn = (Function *)AS_OBJ(callee);
+    Proto *p = fn->proto;
+    if (argc != p->nparams || p->nkwonly != 0 || (p->flags & (PROTO_VARARGS | PROTO_VARKW | PROTO_GENERATOR)))
+        return -1;
+    /* what interp_check_room and interp_enter would raise, the general path raises */
+    Value *base = vm->stack_top;
+    int32_t limit = vm->recursion_limit > 0 ? vm->recursion_limit : 1000;
+    if (vm->nframes >= vm->recursion_limit || vm->nframes >= vm->frames_cap || base + p->nregs > vm->stack_end ||
+        vm->c_depth >= limit || c_stack_exhausted())
+        return -1;
+    if (!vm->err) vm_budget_reset(vm); /* an outermost run, as vm_pcall does */
+    for (int i = 0; i < argc; i++) base[i] = argv[i];
+    for (int32_t i = argc; i < p->nregs; i++) base[i] = EMPTY_VAL;
+    vm->c_depth++;
+    interp_push_entry(vm, fn, base);
+    bool ok = interp_run_protected(vm, result);
+    vm->stack_top = base;
+    return ok;
 }
 
 static Value call_native_c(VM *vm, NativeFunction *nf, int argc, Value *argv, Dict *kwargs) {

@@ -22,8 +22,12 @@
 #define RESERVE_MAX ((uintptr_t)1 << 20)
 
 /* This thread's stack: [stack_low, stack_high); the guarded code stays above
-** stack_floor. All 0 until first used. */
-static _Thread_local uintptr_t stack_low, stack_high, stack_floor;
+** stack_floor. All 0 until first used.
+** initial-exec: libgpy is linked, not dlopen'ed late, so its three words fit
+** the static TLS block, and the check (at every call from C) then needs no
+** __tls_get_addr call in the shared library. */
+#define CSTACK_TLS __attribute__((tls_model("initial-exec")))
+static _Thread_local CSTACK_TLS uintptr_t stack_low, stack_high, stack_floor;
 
 static inline uintptr_t stack_position(void) {
     return (uintptr_t)__builtin_frame_address(0);

@@ -102,10 +102,57 @@ static void uncount(VM *vm, size_t size) {
 #define FREELIST_CLASSES 16
 static size_t size_class(size_t size) { return (size + 15) / 16; }
 
-/* The bytes an object of gc_size `size` was allocated with. */
-static size_t obj_alloc_size(size_t size) {
-    size_t cls = size_class(size);
-    return cls < FREELIST_CLASSES ? cls * 16 : size;
+/* What the free lists cannot supply is carved from 64 KiB slabs rather than
+** malloc'ed one by one: creating a VM makes about a thousand small objects,
+** and a malloc and a free for each were half the cost of gpy_new+gpy_free.
+** Small objects and blocks never go back to malloc individually (the free
+** lists keep them, as before); the slabs are freed with the VM. */
+#define SLAB_BYTES ((size_t)64 << 10)
+
+/* Under AddressSanitizer each carve is a slab of its own, so that ASan still
+** sees every object's bounds. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SLAB_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SLAB_ASAN 1
+#endif
+#endif
+
+typedef struct Slab {
+    struct Slab *prev;
+    size_t size;
+} Slab; /* 16 bytes, so what follows stays 16-aligned */
+
+static void *slab_carve(VM *vm, size_t bytes) {
+    if (vm->slab_left < bytes) {
+#ifdef SLAB_ASAN
+        size_t size = sizeof(Slab) + bytes;
+#else
+        size_t size = SLAB_BYTES; /* the old slab's tail (< 512 bytes) is left unused */
+#endif
+        Slab *slab = raw_realloc(vm, NULL, 0, size);
+        if (!slab) return NULL;
+        slab->prev = vm->slabs;
+        slab->size = size;
+        vm->slabs = slab;
+        vm->slab_next = (char *)(slab + 1);
+        vm->slab_left = size - sizeof(Slab);
+    }
+    void *p = vm->slab_next;
+    vm->slab_next += bytes;
+    vm->slab_left -= bytes;
+    return p;
+}
+
+static void slabs_free(VM *vm) {
+    while (vm->slabs) {
+        Slab *slab = vm->slabs;
+        vm->slabs = slab->prev;
+        raw_free(vm, slab, slab->size);
+    }
+    vm->slab_next = NULL;
+    vm->slab_left = 0;
 }
 
 void *gc_alloc_obj(VM *vm, Type *type, size_t size) {
@@ -113,12 +160,13 @@ void *gc_alloc_obj(VM *vm, Type *type, size_t size) {
     check_limit(vm, size);
     size_t cls = size_class(size);
     Obj *o;
-    if (cls < FREELIST_CLASSES && vm->obj_freelist[cls]) {
+    if (cls < FREELIST_CLASSES) {
         o = vm->obj_freelist[cls];
-        vm->obj_freelist[cls] = o->gc_next;
+        if (o) vm->obj_freelist[cls] = o->gc_next;
+        else if (!(o = slab_carve(vm, cls * 16))) out_of_memory(vm);
         memset(o, 0, cls * 16);
     } else {
-        o = raw_calloc(vm, obj_alloc_size(size));
+        o = raw_calloc(vm, size);
         if (!o) out_of_memory(vm);
     }
     o->type = type;
@@ -156,7 +204,7 @@ void *gc_alloc_block(VM *vm, size_t size) {
     if (p) {
         vm->block_freelist[cls] = *(void **)p;
     } else {
-        p = raw_realloc(vm, NULL, 0, cls * 16);
+        p = slab_carve(vm, cls * 16);
         if (!p) out_of_memory(vm);
     }
     vm->bytes_allocated += size;
@@ -381,26 +429,15 @@ void gc_free_all(VM *vm) {
     for (Obj *o = vm->objects; o; o = o->gc_next)
         if (o->type && o->type->finalize) o->type->finalize(vm, o);
     Obj *o = vm->objects;
-    while (o) {
+    while (o) { /* small objects live in the slabs */
         Obj *next = o->gc_next;
-        raw_free(vm, o, obj_alloc_size(o->gc_size));
+        if (size_class(o->gc_size) >= FREELIST_CLASSES) raw_free(vm, o, o->gc_size);
         o = next;
     }
     vm->objects = NULL;
-    for (int c = 0; c < BLOCK_CLASSES; c++) {
-        while (vm->block_freelist[c]) {
-            void *next = *(void **)vm->block_freelist[c];
-            raw_free(vm, vm->block_freelist[c], (size_t)c * 16);
-            vm->block_freelist[c] = next;
-        }
-    }
-    for (int c = 0; c < FREELIST_CLASSES; c++) {
-        while (vm->obj_freelist[c]) {
-            Obj *next = vm->obj_freelist[c]->gc_next;
-            raw_free(vm, vm->obj_freelist[c], (size_t)c * 16);
-            vm->obj_freelist[c] = next;
-        }
-    }
+    memset(vm->block_freelist, 0, sizeof vm->block_freelist);
+    memset(vm->obj_freelist, 0, sizeof vm->obj_freelist);
+    slabs_free(vm);
     free(vm->gray);
     vm->gray = NULL;
     vm->ngray = vm->gray_cap = 0;

@@ -2300,24 +2300,33 @@ static bool unwind(VM *vm, InterpJmp *ij, Value *excp, bool add_first) {
 }
 
 /* Handles an exception that reached this loop: resumes at a handler, or
-** leaves the loop and rethrows to the enclosing protected call. */
-static NOINLINE void catch_exception(VM *vm, InterpJmp *ij, Value exc, bool add) {
+** leaves the loop and rethrows to the enclosing protected call (under
+** interp_run_protected: restores the VM as vm_pcall would and returns
+** false). */
+static NOINLINE bool catch_exception(VM *vm, InterpJmp *ij, Value exc, bool add) {
     vm->nroots = ij->ej.nroots;
     vm->c_depth = ij->ej.c_depth;
     vm->current_native = ij->native;
     if (unwind(vm, ij, &exc, add)) {
         vm->exc_value = NONE_VAL;
-        return;
+        return true;
     }
     vm->err = ij->ej.prev;
     vm->c_depth--;
-    vm_rethrow(vm, exc);
+    if (!ij->protect) vm_rethrow(vm, exc);
+    vm->exc_value = exc;
+    SET_NFRAMES(vm, ij->ej.nframes);
+    vm->stack_top = ij->ej.stack_top;
+    return false;
 }
 
-Value interp_run(VM *vm, Value exc) {
+/* The loop's entry: sets up the handler that catches what the frames it
+** runs raise. */
+static inline bool run(VM *vm, Value exc, bool protect, Value *result) {
     InterpJmp ij;
     ij.entry = vm->nframes - 1;
     ij.reraise = false;
+    ij.protect = protect;
     ij.ej.prev = vm->err;
     ij.ej.nframes = ij.entry;
     ij.ej.stack_top = vm->frames[ij.entry].base;
@@ -2329,12 +2338,20 @@ Value interp_run(VM *vm, Value exc) {
     if (setjmp(ij.ej.buf) != 0) {
         bool add = !ij.reraise;
         ij.reraise = false;
-        catch_exception(vm, &ij, vm->exc_value, add);
+        if (!catch_exception(vm, &ij, vm->exc_value, add)) return false;
     } else if (!IS_EMPTY(exc)) {
-        catch_exception(vm, &ij, exc, true);
+        if (!catch_exception(vm, &ij, exc, true)) return false;
     }
-    Value r = execute(vm);
+    *result = execute(vm);
     vm->err = ij.ej.prev;
     vm->c_depth--;
+    return true;
+}
+
+Value interp_run(VM *vm, Value exc) {
+    Value r;
+    run(vm, exc, false, &r);
     return r;
 }
+
+bool interp_run_protected(VM *vm, Value *result) { return run(vm, EMPTY_VAL, true, result); }

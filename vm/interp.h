@@ -61,6 +61,7 @@ typedef struct InterpJmp {
     int32_t entry;         /* index in vm->frames of the loop's entry frame */
     NativeFunction *native; /* vm->current_native at entry, restored when catching */
     volatile bool reraise; /* set before a throw that must not add a traceback line */
+    bool protect;          /* interp_run_protected: an escaping exception returns, not rethrows */
 } InterpJmp;
 
 /* Sets the frame count; vm->interp_nframes survives a vm_throw that resets
@@ -79,6 +80,11 @@ static inline void interp_copy_regs(Value *dst, const Value *src, int64_t n) {
 ** returns or (generators) yields, and pops it. exc: if not EMPTY, it is
 ** raised at the frame's suspended instruction first (generator.throw). */
 Value interp_run(VM *vm, Value exc);
+/* interp_run for an entry frame pushed by a caller with no protected call
+** of its own (gpy_call's fast path): an exception escaping the entry frame
+** leaves the VM as vm_pcall's failure does (frames, stack top, roots and C
+** depth restored; the exception in vm->exc_value) and returns false. */
+bool interp_run_protected(VM *vm, Value *result);
 /* Counts a nested C-level entry into the interpreter (call it right before
 ** pushing the entry frame); RecursionError when too deep, by count or by
 ** C stack use. interp_run undoes it when it returns or rethrows. */

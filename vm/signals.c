@@ -58,6 +58,11 @@ static void arm(VM *vm) {
 
 void vm_budget_reset(VM *vm) {
     VMBudget *b = &vm->budget;
+    if (!vm->config.hook && !(vm->config.time_budget > 0) && !vm->gc_stress) {
+        /* no budget: only the interrupt poll (the common case, every gpy_call) */
+        b->armed = vm->safepoint_countdown = INTERRUPT_POLL;
+        return;
+    }
     uint64_t every = vm->config.hook_every;
     b->hook_left = every && every < INT64_MAX ? (int64_t)every : INT64_MAX;
     b->clock_left = CLOCK_EVERY;

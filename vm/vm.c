@@ -216,19 +216,22 @@ static void *zeroed_map(size_t bytes) {
     return p == MAP_FAILED ? NULL : p;
 }
 
-static void unmap(void *p, size_t bytes) {
-    if (p) munmap(p, bytes);
+/* One mapping holds both: the frame array, then the value stack. */
+#define STACKS_BYTES (FRAMES_CAP * sizeof(Frame) + STACK_VALUES * sizeof(Value))
+_Static_assert(FRAMES_CAP * sizeof(Frame) % _Alignof(Value) == 0, "the value stack follows the frames aligned");
+
+static void unmap_stacks(VM *vm) {
+    if (vm->frames) munmap(vm->frames, STACKS_BYTES);
 }
 
 VM *vm_new(const VMConfig *config) {
     VM *vm = calloc(1, sizeof(VM));
     if (!vm) return NULL;
-    vm->stack = zeroed_map(STACK_VALUES * sizeof(Value));
-    vm->frames = zeroed_map(FRAMES_CAP * sizeof(Frame));
-    if (!vm->stack || !vm->frames || !copy_config(vm, config)) {
+    vm->frames = zeroed_map(STACKS_BYTES);
+    if (vm->frames) vm->stack = (Value *)(vm->frames + FRAMES_CAP);
+    if (!vm->frames || !copy_config(vm, config)) {
         free_config(&vm->config);
-        unmap(vm->stack, STACK_VALUES * sizeof(Value));
-        unmap(vm->frames, FRAMES_CAP * sizeof(Frame));
+        unmap_stacks(vm);
         free(vm);
         return NULL;
     }
@@ -313,8 +316,7 @@ void vm_free(VM *vm) {
     while (vm->nfree_hooks > 0) vm->free_hooks[--vm->nfree_hooks](vm);
     gc_free_all(vm);
     free(vm->strings.slots);
-    unmap(vm->stack, STACK_VALUES * sizeof(Value));
-    unmap(vm->frames, FRAMES_CAP * sizeof(Frame));
+    unmap_stacks(vm);
     free(vm->roots);
     gc_free(vm, vm->builtin_types, (size_t)vm->builtin_types_cap * sizeof(Type *));
     free_config(&vm->config);

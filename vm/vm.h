@@ -196,6 +196,9 @@ struct VM {
     bool gc_running;
     Obj *obj_freelist[16]; /* freed objects by 16-byte size class (gc.c) */
     void *block_freelist[33]; /* freed gc_alloc_block buffers by 16-byte class */
+    struct Slab *slabs;       /* the slabs small objects and blocks are carved from (gc.c) */
+    char *slab_next;          /* the unused rest of the newest slab */
+    size_t slab_left;
     bool gc_stress; /* collect at every safepoint (GPY_GC_STRESS=1) */
     bool gc_gray_overflow; /* gc.c: the gray stack could not grow; rescan marked objects */
     bool gc_limit_grace;   /* gc.c: the memory limit was hit; headroom until live memory is under it again */
@@ -541,6 +544,13 @@ void class_init(VM *vm);
 ** (or off the VM stack); gpy functions run in a nested interpreter loop. */
 Value vm_call(VM *vm, Value callee, int argc, Value *argv);
 Value vm_call_kw(VM *vm, Value callee, int argc, Value *argv, Dict *kwargs);
+/* A call from C that needs no protected call of its own: when callee is a
+** gpy function taking exactly argc positional arguments, runs it under the
+** interpreter's handler and returns 1 (value in *result) or 0 (raised: the
+** exception in vm->exc_value, the VM as after a failed vm_pcall); returns
+** -1 having done nothing for any other call (use vm_pcall + vm_call). One
+** setjmp per call instead of two: gpy_call's fast path. */
+int vm_call_protected_fast(VM *vm, Value callee, int argc, const Value *argv, Value *result);
 /* Calls obj.name(*argv); raises AttributeError if missing. */
 Value vm_call_method(VM *vm, Value obj, Str *name, int argc, Value *argv);
 /* Runs a module/REPL body proto with globals; returns its result. */
