@@ -21,13 +21,7 @@
 #define RESERVE_MIN ((uintptr_t)64 << 10)
 #define RESERVE_MAX ((uintptr_t)1 << 20)
 
-/* This thread's stack: [stack_low, stack_high); the guarded code stays above
-** stack_floor. All 0 until first used.
-** initial-exec: libgpy is linked, not dlopen'ed late, so its three words fit
-** the static TLS block, and the check (at every call from C) then needs no
-** __tls_get_addr call in the shared library. */
-#define CSTACK_TLS __attribute__((tls_model("initial-exec")))
-static _Thread_local CSTACK_TLS uintptr_t stack_low, stack_high, stack_floor;
+_Thread_local CSTACK_TLS uintptr_t cstack_low, cstack_high, cstack_floor;
 
 static inline uintptr_t stack_position(void) {
     return (uintptr_t)__builtin_frame_address(0);
@@ -38,7 +32,7 @@ static uintptr_t reserve_for(uintptr_t size) {
     return r < RESERVE_MIN ? RESERVE_MIN : r > RESERVE_MAX ? RESERVE_MAX : r;
 }
 
-static void find_stack(void) {
+void cstack_find(void) {
     uintptr_t here = stack_position();
     uintptr_t low = 0, size = 0;
     pthread_attr_t attr;
@@ -52,7 +46,7 @@ static void find_stack(void) {
         pthread_attr_destroy(&attr);
     }
     if (low) {
-        stack_high = low + size;
+        cstack_high = low + size;
     } else {
         /* unknown extent: assume we are near the top of an rlimit-sized
         ** stack, and only trust half of it */
@@ -62,20 +56,12 @@ static void find_stack(void) {
             size = (uintptr_t)rl.rlim_cur;
         size /= 2;
         low = here > size ? here - size : 0;
-        stack_high = UINTPTR_MAX;
+        cstack_high = UINTPTR_MAX;
     }
-    stack_low = low;
+    cstack_low = low;
     uintptr_t floor = low + reserve_for(size);
     /* never above where we are now: a tiny stack still gets an error, not a fault */
-    stack_floor = floor < here ? floor : here;
-}
-
-bool c_stack_exhausted(void) {
-    if (!stack_high)
-        find_stack();
-    uintptr_t sp = stack_position();
-    /* on some other stack (a fiber's), there is nothing to judge by */
-    return sp < stack_floor && sp >= stack_low;
+    cstack_floor = floor < here ? floor : here;
 }
 
 void vm_check_c_stack(VM *vm, const char *what) {

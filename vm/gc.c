@@ -100,6 +100,7 @@ static void uncount(VM *vm, size_t size) {
 ** objects are small and short-lived, and malloc/free dominated allocation-
 ** heavy programs. A class holds blocks of class*16 bytes. */
 #define FREELIST_CLASSES 16
+#define BLOCK_CLASSES 33 /* gc_alloc_block's classes: up to 512 bytes */
 static size_t size_class(size_t size) { return (size + 15) / 16; }
 
 /* What the free lists cannot supply is carved from 64 KiB slabs rather than
@@ -109,8 +110,8 @@ static size_t size_class(size_t size) { return (size + 15) / 16; }
 ** lists keep them, as before); the slabs are freed with the VM. */
 #define SLAB_BYTES ((size_t)64 << 10)
 
-/* Under AddressSanitizer each carve is a slab of its own, so that ASan still
-** sees every object's bounds. */
+/* Under AddressSanitizer there are no slabs: each object and block is an
+** allocation of its own, so that ASan sees every one's bounds. */
 #if defined(__SANITIZE_ADDRESS__)
 #define SLAB_ASAN 1
 #elif defined(__has_feature)
@@ -119,25 +120,43 @@ static size_t size_class(size_t size) { return (size + 15) / 16; }
 #endif
 #endif
 
+#ifdef SLAB_ASAN
+static void *slab_carve(VM *vm, size_t bytes) { return raw_realloc(vm, NULL, 0, bytes); }
+
+/* Frees the small objects and blocks one by one (gc_free_all). */
+static void small_free(VM *vm) {
+    for (Obj *o = vm->objects; o; o = o->gc_next) /* the large ones are freed already */
+        raw_free(vm, o, size_class(o->gc_size) * 16);
+    for (int c = 0; c < BLOCK_CLASSES; c++) {
+        while (vm->block_freelist[c]) {
+            void *next = *(void **)vm->block_freelist[c];
+            raw_free(vm, vm->block_freelist[c], (size_t)c * 16);
+            vm->block_freelist[c] = next;
+        }
+    }
+    for (int c = 0; c < FREELIST_CLASSES; c++) {
+        while (vm->obj_freelist[c]) {
+            Obj *next = vm->obj_freelist[c]->gc_next;
+            raw_free(vm, vm->obj_freelist[c], (size_t)c * 16);
+            vm->obj_freelist[c] = next;
+        }
+    }
+}
+#else
 typedef struct Slab {
     struct Slab *prev;
-    size_t size;
-} Slab; /* 16 bytes, so what follows stays 16-aligned */
+    size_t pad; /* what follows stays 16-aligned */
+} Slab;
 
 static void *slab_carve(VM *vm, size_t bytes) {
     if (vm->slab_left < bytes) {
-#ifdef SLAB_ASAN
-        size_t size = sizeof(Slab) + bytes;
-#else
-        size_t size = SLAB_BYTES; /* the old slab's tail (< 512 bytes) is left unused */
-#endif
-        Slab *slab = raw_realloc(vm, NULL, 0, size);
+        /* the old slab's tail (< 512 bytes) is left unused */
+        Slab *slab = raw_realloc(vm, NULL, 0, SLAB_BYTES);
         if (!slab) return NULL;
         slab->prev = vm->slabs;
-        slab->size = size;
         vm->slabs = slab;
         vm->slab_next = (char *)(slab + 1);
-        vm->slab_left = size - sizeof(Slab);
+        vm->slab_left = SLAB_BYTES - sizeof(Slab);
     }
     void *p = vm->slab_next;
     vm->slab_next += bytes;
@@ -145,15 +164,20 @@ static void *slab_carve(VM *vm, size_t bytes) {
     return p;
 }
 
-static void slabs_free(VM *vm) {
+/* Frees the small objects and blocks: their slabs (gc_free_all). */
+static void small_free(VM *vm) {
+    vm->objects = NULL;
+    memset(vm->block_freelist, 0, sizeof vm->block_freelist);
+    memset(vm->obj_freelist, 0, sizeof vm->obj_freelist);
     while (vm->slabs) {
         Slab *slab = vm->slabs;
         vm->slabs = slab->prev;
-        raw_free(vm, slab, slab->size);
+        raw_free(vm, slab, SLAB_BYTES);
     }
     vm->slab_next = NULL;
     vm->slab_left = 0;
 }
+#endif
 
 void *gc_alloc_obj(VM *vm, Type *type, size_t size) {
     if (size < sizeof(Obj) || size > UINT32_MAX) out_of_memory(vm);
@@ -193,8 +217,6 @@ void *gc_try_malloc(VM *vm, size_t size) {
     if (p) vm->bytes_allocated += size;
     return p;
 }
-
-#define BLOCK_CLASSES 33 /* up to 512 bytes */
 
 void *gc_alloc_block(VM *vm, size_t size) {
     size_t cls = size_class(size);
@@ -428,16 +450,18 @@ void gc_free_all(VM *vm) {
     vm->gc_running = true;
     for (Obj *o = vm->objects; o; o = o->gc_next)
         if (o->type && o->type->finalize) o->type->finalize(vm, o);
-    Obj *o = vm->objects;
-    while (o) { /* small objects live in the slabs */
-        Obj *next = o->gc_next;
-        if (size_class(o->gc_size) >= FREELIST_CLASSES) raw_free(vm, o, o->gc_size);
-        o = next;
+    Obj **link = &vm->objects; /* the large objects first, leaving the small ones listed */
+    while (*link) {
+        Obj *o = *link;
+        if (size_class(o->gc_size) >= FREELIST_CLASSES) {
+            *link = o->gc_next;
+            raw_free(vm, o, o->gc_size);
+        } else {
+            link = &o->gc_next;
+        }
     }
+    small_free(vm);
     vm->objects = NULL;
-    memset(vm->block_freelist, 0, sizeof vm->block_freelist);
-    memset(vm->obj_freelist, 0, sizeof vm->obj_freelist);
-    slabs_free(vm);
     free(vm->gray);
     vm->gray = NULL;
     vm->ngray = vm->gray_cap = 0;

@@ -12,10 +12,6 @@
 ** clock for the time budget: a reading costs ~20 ns, this many units take
 ** tens of microseconds, so the budget overshoots by well under a millisecond. */
 #define CLOCK_EVERY 16384
-/* The most units between two tests of the interrupt flag: the safepoints'
-** fast path only counts down (and watches the collector's threshold), so a
-** request is seen within this many units, tens of microseconds. */
-#define INTERRUPT_POLL 16384
 
 void vm_request_interrupt(VM *vm) {
     atomic_store_explicit(&vm->interrupt_requested, 1, memory_order_relaxed);
@@ -48,7 +44,7 @@ static double now_seconds(void) {
 ** of the interrupt flag (GC stress: every safepoint takes the slow path). */
 static void arm(VM *vm) {
     VMBudget *b = &vm->budget;
-    int64_t next = INTERRUPT_POLL;
+    int64_t next = VM_INTERRUPT_POLL;
     if (vm->config.hook && vm->config.hook_every && b->hook_left < next) next = b->hook_left;
     if (vm->config.time_budget > 0 && b->clock_left < next) next = b->clock_left;
     if (vm->gc_stress) next = 0;
@@ -56,13 +52,8 @@ static void arm(VM *vm) {
     vm->safepoint_countdown = next;
 }
 
-void vm_budget_reset(VM *vm) {
+void vm_budget_reset_full(VM *vm) {
     VMBudget *b = &vm->budget;
-    if (!vm->config.hook && !(vm->config.time_budget > 0) && !vm->gc_stress) {
-        /* no budget: only the interrupt poll (the common case, every gpy_call) */
-        b->armed = vm->safepoint_countdown = INTERRUPT_POLL;
-        return;
-    }
     uint64_t every = vm->config.hook_every;
     b->hook_left = every && every < INT64_MAX ? (int64_t)every : INT64_MAX;
     b->clock_left = CLOCK_EVERY;

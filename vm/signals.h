@@ -48,9 +48,23 @@ _Noreturn void vm_raise_interrupt(VM *vm);
 ** was passed. */
 void vm_safepoint(VM *vm);
 
+/* The most counted instructions between two tests of the interrupt flag:
+** the safepoints' fast path only counts down (and watches the collector's
+** threshold), so a request is seen within this many, tens of microseconds. */
+#define VM_INTERRUPT_POLL 16384
+
 /* Starts the time budget and the instruction countdown afresh: called when
-** an outermost run begins (vm_pcall with no protected call around it). */
-void vm_budget_reset(VM *vm);
+** an outermost run begins (vm_pcall with no protected call around it).
+** Inline for the common case of no hook and no time budget: every gpy_call
+** from C is such a run. */
+void vm_budget_reset_full(VM *vm);
+static inline void vm_budget_reset(VM *vm) {
+    if (vm->config.hook || vm->config.time_budget > 0 || vm->gc_stress) {
+        vm_budget_reset_full(vm);
+        return;
+    }
+    vm->budget.armed = vm->safepoint_countdown = VM_INTERRUPT_POLL;
+}
 
 /* While on, a SIGINT interrupts blocking reads (they fail with EINTR)
 ** instead of restarting them: used around prompts and input(). Calls the
