@@ -126,9 +126,14 @@ static void call_body(VM *vm, void *ud) {
     *api_slot(g, c->dst) = r;
 }
 
-GpyStatus gpy_call(GpyVM *g, int fn, int nargs, int kwargs, int dst) {
+static __attribute__((noinline)) GpyStatus call_general(GpyVM *g, int fn, int nargs, int kwargs, int dst) {
     if (!api_slot_ok(g, fn) || !api_slot_ok(g, dst)) return GPY_RUNTIME_ERROR;
-    if (kwargs < 0 && nargs >= 0 && (int64_t)fn + nargs < g->count) {
+    CallCtx c = {.fn = fn, .nargs = nargs, .kwargs = kwargs, .dst = dst};
+    return api_protect(g, call_body, &c);
+}
+
+GpyStatus gpy_call(GpyVM *g, int fn, int nargs, int kwargs, int dst) {
+    if (kwargs < 0 && nargs >= 0 && (unsigned)dst < (unsigned)g->count && fn >= 0 && (int64_t)fn + nargs < g->count) {
         /* a script function with plain positional arguments: no vm_pcall */
         VM *vm = g->vm;
         gc_safepoint(vm);
@@ -141,8 +146,7 @@ GpyStatus gpy_call(GpyVM *g, int fn, int nargs, int kwargs, int dst) {
         }
         if (done == 0) return api_record(g, vm->exc_value);
     }
-    CallCtx c = {.fn = fn, .nargs = nargs, .kwargs = kwargs, .dst = dst};
-    return api_protect(g, call_body, &c);
+    return call_general(g, fn, nargs, kwargs, dst);
 }
 
 static void call_method_body(VM *vm, void *ud) {

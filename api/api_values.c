@@ -139,8 +139,15 @@ GpyStatus gpy_copy_slot(GpyVM *g, int dst, int src) {
 
 /* ---------------------------------------------------------------- setters */
 
-static GpyStatus set_value(GpyVM *g, int slot, Value v) {
-    if (!api_slot_ok(g, slot)) return GPY_RUNTIME_ERROR;
+static __attribute__((noinline)) GpyStatus bad_slot(GpyVM *g, int slot) {
+    api_slot_fail(g, slot);
+    return GPY_RUNTIME_ERROR;
+}
+
+/* The error path is a tail call, so that the setters (one per argument of
+** every call from C) save no registers. */
+static inline GpyStatus set_value(GpyVM *g, int slot, Value v) {
+    if ((unsigned)slot >= (unsigned)g->count) return bad_slot(g, slot);
     *api_slot(g, slot) = v;
     return GPY_OK;
 }
@@ -213,7 +220,7 @@ static void get_int_body(VM *vm, void *ud) {
     c->i = vm_to_index(vm, v);
 }
 
-GpyStatus gpy_get_int(GpyVM *g, int slot, int64_t *out) {
+static __attribute__((noinline)) GpyStatus get_int_slow(GpyVM *g, int slot, int64_t *out) {
     if (!api_slot_ok(g, slot)) return GPY_RUNTIME_ERROR;
     Value v = *api_slot(g, slot);
     if (IS_INTLIKE(v)) {
@@ -224,6 +231,17 @@ GpyStatus gpy_get_int(GpyVM *g, int slot, int64_t *out) {
     GpyStatus st = api_protect(g, get_int_body, &c);
     if (st == GPY_OK) *out = c.i;
     return st;
+}
+
+GpyStatus gpy_get_int(GpyVM *g, int slot, int64_t *out) {
+    if ((unsigned)slot < (unsigned)g->count) { /* the common case saves no registers */
+        Value v = *api_slot(g, slot);
+        if (v.tag == VAL_INT) {
+            *out = v.as.i;
+            return GPY_OK;
+        }
+    }
+    return get_int_slow(g, slot, out);
 }
 
 static void wrong_float(VM *vm, void *ud) { api_wrong_type(vm, *(int *)ud, "a float"); }

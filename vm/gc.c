@@ -125,8 +125,12 @@ static void *slab_carve(VM *vm, size_t bytes) { return raw_realloc(vm, NULL, 0, 
 
 /* Frees the small objects and blocks one by one (gc_free_all). */
 static void small_free(VM *vm) {
-    for (Obj *o = vm->objects; o; o = o->gc_next) /* the large ones are freed already */
+    Obj *o = vm->objects; /* the large ones are freed already */
+    while (o) {
+        Obj *next = o->gc_next;
         raw_free(vm, o, size_class(o->gc_size) * 16);
+        o = next;
+    }
     for (int c = 0; c < BLOCK_CLASSES; c++) {
         while (vm->block_freelist[c]) {
             void *next = *(void **)vm->block_freelist[c];
