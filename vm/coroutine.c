@@ -252,6 +252,19 @@ static Generator *check_wrapper(VM *vm, const char *meth, int argc, Value *argv)
     return ((CoroWrapper *)AS_OBJ(argv[0]))->coro;
 }
 
+typedef struct SendNextCall {
+    Value it, out;
+} SendNextCall;
+
+static Value await_send(VM *vm, struct AsyncAwait *a, Value v);
+
+static void send_next_body(VM *vm, void *ud) {
+    SendNextCall *c = ud;
+    Obj *o = AS_OBJ(c->it);
+    if (o->type == vm->t_coroutine_wrapper) c->out = coro_send_value(vm, ((CoroWrapper *)o)->coro, NONE_VAL);
+    else c->out = await_send(vm, (struct AsyncAwait *)o, NONE_VAL);
+}
+
 static Value m_wrap_next(VM *vm, int argc, Value *argv, Dict *kwargs) {
     Generator *g = check_wrapper(vm, "__next__", argc, argv);
     arg_no_kwargs(vm, "__next__", kwargs);
@@ -281,6 +294,20 @@ static Value m_self(VM *vm, int argc, Value *argv, Dict *kwargs) {
     (void)vm;
     (void)kwargs;
     return argc > 0 ? argv[0] : NONE_VAL;
+}
+
+/* The next slot (for loops, next() without a default goes through send to
+** keep the StopIteration value): the awaitable's next step, false when done. */
+static bool send_next_slot(VM *vm, Value self, Value *out) {
+    SendNextCall c = {.it = self, .out = NONE_VAL};
+    if (vm_pcall(vm, send_next_body, &c)) {
+        *out = c.out;
+        return true;
+    }
+    Value e = vm->exc_value;
+    if (!exc_is(vm, e, EXC_StopIteration)) vm_rethrow(vm, e);
+    vm->exc_value = NONE_VAL;
+    return false;
 }
 
 static Value self_iter(VM *vm, Value self) {
@@ -645,6 +672,7 @@ void coroutine_init(VM *vm) {
 
     t = vm->t_coroutine_wrapper = new_type(vm, "coroutine_wrapper");
     t->iter = self_iter;
+    t->next = send_next_slot;
     t->mark = wrapper_mark;
     type_add_method(vm, t, "__next__", m_wrap_next);
     type_add_method(vm, t, "__iter__", m_self);
@@ -668,6 +696,7 @@ void coroutine_init(VM *vm) {
     for (int i = 0; i < 2; i++) {
         t = aws[i];
         t->iter = self_iter;
+        t->next = send_next_slot;
         t->mark = await_mark;
         type_add_method(vm, t, "__await__", m_self);
         type_add_method(vm, t, "__iter__", m_self);
