@@ -85,6 +85,25 @@ static void error_at(FuncState *fs, AstNode *at, const char *fmt, const char *ar
     snprintf(fs->err->msg, sizeof fs->err->msg, fmt, arg ? arg : "");
 }
 
+/* error_at for a compound statement (async for/with): CPython underlines
+** its first line to the end when the statement spans several lines. */
+static void error_at_stmt(FuncState *fs, AstNode *s, const char *msg)
+{
+    error_at(fs, s, "%s", msg);
+    if (s->end_line == s->line || !fs->src || !fs->src->text)
+        return;
+    const char *p = fs->src->text, *end = fs->src->text + fs->src->len;
+    for (int line = 1; line < s->line && p < end; p++)
+        if (*p == '\n')
+            line++;
+    const char *e = p;
+    while (e < end && *e != '\n' && *e != '\r')
+        e++;
+    while (e > p && (e[-1] == ' ' || e[-1] == '\t'))
+        e--;
+    fs->err->end_col = (int)(e - p) + 1;
+}
+
 /* Deep trees recurse in C: when the C stack runs out the compile fails with
 ** CPython's RecursionError "maximum recursion depth exceeded during compilation". */
 static bool out_of_stack(FuncState *fs, AstNode *at)
@@ -1722,7 +1741,7 @@ static void compile_stmt(FuncState *fs, AstNode *s)
     case AST_WHILE: compile_while(fs, s); break;
     case AST_FOR:
         if (s->u.for_.is_async && !in_async(fs))
-            error_at(fs, s, "'async for' outside async function%s", "");
+            error_at_stmt(fs, s, "'async for' outside async function");
         else
             compile_for(fs, s);
         break;
@@ -1789,7 +1808,7 @@ static void compile_stmt(FuncState *fs, AstNode *s)
     }
     case AST_WITH:
         if (s->u.with.is_async && !in_async(fs)) {
-            error_at(fs, s, "'async with' outside async function%s", "");
+            error_at_stmt(fs, s, "'async with' outside async function");
             break;
         }
         fs->depth++;
