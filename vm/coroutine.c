@@ -17,6 +17,7 @@
 */
 #include <string.h>
 
+#include "cstack.h"
 #include "interp.h"
 
 /* Async generator awaitables: asend() / __anext__ and athrow() / aclose(). */
@@ -393,6 +394,11 @@ static void step_body(VM *vm, void *ud) {
 ** closes the awaitable (and aclose() swallows GeneratorExit and
 ** StopAsyncIteration, its normal outcomes). */
 static Value agen_step(VM *vm, AsyncAwait *a, Value sent, Value exc) {
+    /* CPython reaches an async generator through a C call, and words the
+    ** recursion error of a too deep chain of them as such */
+    int32_t limit = vm->recursion_limit > 0 ? vm->recursion_limit : 1000;
+    if (vm->c_depth >= limit || vm->nframes >= vm->recursion_limit || c_stack_exhausted())
+        vm_raise_kind(vm, RecursionError, "maximum recursion depth exceeded while calling a Python object");
     StepCall c = {.a = a, .sent = sent, .exc = exc, .out = NONE_VAL};
     vm_push_root(vm, OBJ_VAL(a));
     bool ok = vm_pcall(vm, step_body, &c);
