@@ -748,7 +748,8 @@ static Value b_next(VM *vm, int argc, Value *argv, Dict *kwargs) {
         vm_raise_kind(vm, TypeError, "'%s' object is not an iterator", vm_type_name(vm, it));
     Value dflt = argc > 1 ? argv[1] : EMPTY_VAL;
     /* a generator's StopIteration carries its return value: let send raise it */
-    if (IS_EMPTY(dflt) && t == vm->t_generator) {
+    if (IS_EMPTY(dflt) && (t == vm->t_generator || t == vm->t_coroutine_wrapper || t == vm->t_async_asend ||
+                           t == vm->t_async_athrow)) {
         Value none = NONE_VAL;
         return vm_call_method(vm, it, cstr_name(vm, "send"), 1, &none);
     }

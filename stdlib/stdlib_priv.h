@@ -16,6 +16,7 @@ Module *stdlib_time(VM *vm);      /* stdlib/time.c */
 Module *stdlib_sys(VM *vm);       /* stdlib/sys.c */
 Module *stdlib_os(VM *vm);        /* stdlib/os.c */
 Module *stdlib_random(VM *vm);    /* stdlib/random.c */
+Module *stdlib_asyncio(VM *vm);   /* stdlib/asyncio.c */
 /* stdlib/cuda.c: registers cuda, numba, numba.cuda, numba.core(.errors) */
 void cuda_register_modules(VM *vm);
 

@@ -46,7 +46,7 @@ typedef enum AstKind {
     AST_YIELD,       /* u.yield.value may be NULL */
     AST_YIELDFROM,   /* u.yield.value */
     AST_NAMEDEXPR,   /* u.named: target := value */
-    AST_AWAIT,       /* u.yield.value (rejected by the compiler) */
+    AST_AWAIT,       /* u.yield.value */
 
     /* statements */
     AST_MODULE,      /* u.module.body */
@@ -130,7 +130,7 @@ struct AstNode {
         struct { AstNode *target, *annotation, *value; bool simple; } annassign;
         struct { AstNode *test; AstList body, orelse; } if_;
         struct { AstNode *test; AstList body, orelse; } while_;
-        struct { AstNode *target, *iter; AstList body, orelse; } for_;
+        struct { AstNode *target, *iter; AstList body, orelse; bool is_async; } for_;
         struct { AstNode *value; } ret;
         struct {
             const char *name;
@@ -139,6 +139,7 @@ struct AstNode {
             AstList decorators;
             AstNode *returns;      /* annotation or NULL */
             bool is_lambda;
+            bool is_async;         /* async def */
         } func;
         struct {
             const char *name;
@@ -150,14 +151,14 @@ struct AstNode {
         struct { AstList body; AstList handlers; AstList orelse; AstList finalbody; } try_;
         struct { AstNode *type; const char *name; AstList body; } handler;
         struct { AstNode *exc, *cause; } raise;
-        struct { AstList items; AstList body; } with;
+        struct { AstList items; AstList body; bool is_async; } with;
         struct { AstNode *test, *msg; } assert_;
         struct { AstList targets; } del;
         struct { const char **names; int len; } names;
         struct { const char *module; AstList names; int level; } import;
         struct { const char *name; const char *asname; } alias;
         struct { const char *name; AstNode *value; } keyword;
-        struct { AstNode *target, *iter; AstList ifs; } compfor;
+        struct { AstNode *target, *iter; AstList ifs; bool is_async; } compfor;
         struct { AstNode *context, *vars; } withitem;
     } u;
 };

@@ -17,7 +17,7 @@
 #include "scope.h"
 #include "vm.h"
 
-typedef enum FBlockKind { FB_LOOP, FB_FINALLY, FB_WITH, FB_HANDLER } FBlockKind;
+typedef enum FBlockKind { FB_LOOP, FB_FINALLY, FB_WITH, FB_HANDLER, FB_ASYNC_WITH } FBlockKind;
 
 /* What a break/continue/return must undo on its way out. */
 typedef struct FBlock {
@@ -62,6 +62,8 @@ typedef struct FuncState {
 static void compile_stmts(FuncState *fs, AstList *l);
 static void expr_to(FuncState *fs, AstNode *e, int target);
 static void assign_to(FuncState *fs, AstNode *t, int src);
+static void emit_await(FuncState *fs, int src, int target, int ctx);
+static bool in_async(FuncState *fs);
 
 /* ------------------------------------------------------------------ errors */
 
@@ -81,6 +83,25 @@ static void error_at(FuncState *fs, AstNode *at, const char *fmt, const char *ar
     fs->err->end_col = at && at->end_line == at->line && at->end_col > at->col + 1 ? at->end_col : 0;
     fs->err->indentation = false;
     snprintf(fs->err->msg, sizeof fs->err->msg, fmt, arg ? arg : "");
+}
+
+/* error_at for a compound statement (async for/with): CPython underlines
+** its first line to the end when the statement spans several lines. */
+static void error_at_stmt(FuncState *fs, AstNode *s, const char *msg)
+{
+    error_at(fs, s, "%s", msg);
+    if (s->end_line == s->line || !fs->src || !fs->src->text)
+        return;
+    const char *p = fs->src->text, *end = fs->src->text + fs->src->len;
+    for (int line = 1; line < s->line && p < end; p++)
+        if (*p == '\n')
+            line++;
+    const char *e = p;
+    while (e < end && *e != '\n' && *e != '\r')
+        e++;
+    while (e > p && (e[-1] == ' ' || e[-1] == '\t'))
+        e--;
+    fs->err->end_col = (int)(e - p) + 1;
 }
 
 /* Deep trees recurse in C: when the C stack runs out the compile fails with
@@ -722,10 +743,15 @@ static void comprehension_to(FuncState *fs, AstNode *e, int target)
     int base = alloc_reg(fs);
     make_function(fs, child, e, name, base);
     int it = alloc_reg(fs);
+    bool awaited = child->coroutine && e->kind != AST_GENEXP;
+    if (awaited && !in_async(fs))
+        error_at(fs, e, "asynchronous comprehension outside of an asynchronous function%s", "");
     expr_to(fs, e->u.comp.generators.items[0]->u.compfor.iter, it);
-    emit_abc(fs, OP_GET_ITER, it, it, 0);
+    emit_abc(fs, e->u.comp.generators.items[0]->u.compfor.is_async ? OP_GET_AITER : OP_GET_ITER, it, it, 0);
     fs->line = e->line, fs->col = e->col;
     emit_x(fs, OP_CALL, base, 1, 0, 0);
+    if (awaited)
+        emit_await(fs, base, base, 0);
     if (base != target)
         emit_abc(fs, OP_MOVE, target, base, 0);
     fs->freereg = save;
@@ -825,10 +851,43 @@ static void compare_to(FuncState *fs, AstNode *e, int target)
 
 static void lambda_to(FuncState *fs, AstNode *e, int target);
 
+/* await R[src] into target: GET_AWAITABLE, then SEND/YIELD until the
+** awaited object finishes. Registers s, s+1, s+2 are SEND's (iterator,
+** value in/out, exception to throw in); the YIELD with C = 1 marks the
+** frame as suspended in an await (gen_resume, coroutine.c). */
+static void emit_await(FuncState *fs, int src, int target, int ctx)
+{
+    int save = fs->freereg;
+    int s = alloc_regs(fs, 3);
+    emit_abc(fs, OP_GET_AWAITABLE, s, src, ctx);
+    emit_abc(fs, OP_LOADNONE, s + 1, 0, 0);
+    emit_abc(fs, OP_LOADNONE, s + 2, 0, 0);
+    int top = here(fs);
+    int done = emit_jump(fs, OP_SEND, s);
+    emit_abc(fs, OP_YIELD, s + 1, s + 1, 1);
+    emit_jump_back(fs, top);
+    patch_here(fs, done);
+    emit_abc(fs, OP_MOVE, target, s + 1, 0);
+    fs->freereg = save;
+}
+
+/* An async function or an async comprehension: where await may appear. */
+static bool in_async(FuncState *fs)
+{
+    return fs->scope->coroutine && fs->scope->kind != SCOPE_MODULE && fs->scope->kind != SCOPE_CLASS;
+}
+
+static bool is_async_gen(FuncState *fs)
+{
+    return fs->scope->coroutine && fs->scope->generator;
+}
+
 static void yield_to(FuncState *fs, AstNode *e, int target)
 {
     int save = fs->freereg;
-    if (e->kind == AST_YIELDFROM) {
+    if (e->kind == AST_YIELDFROM && fs->scope->coroutine) {
+        error_at(fs, e, "'yield from' inside async function%s", "");
+    } else if (e->kind == AST_YIELDFROM) {
         int it = alloc_reg(fs);
         alloc_reg(fs);
         int dummy = alloc_reg(fs);
@@ -846,6 +905,8 @@ static void yield_to(FuncState *fs, AstNode *e, int target)
             expr_to(fs, e->u.yield.value, v);
         else
             emit_abc(fs, OP_LOADNONE, v, 0, 0);
+        if (is_async_gen(fs))
+            emit_abc(fs, OP_ASYNC_GEN_WRAP, v, v, 0);
         emit_abc(fs, OP_YIELD, target, v, 0);
     }
     fs->freereg = save;
@@ -867,9 +928,17 @@ static void expr_to(FuncState *fs, AstNode *e, int target)
     case AST_IMAG: error_at(fs, e, "gpy has no complex numbers%s", ""); break;
     case AST_BYTES: error_at(fs, e, "gpy has no bytes type%s", ""); break;
     case AST_AWAIT:
-        /* gpy has no async functions, so every await is misplaced, as CPython words it */
-        error_at(fs, e, fs->scope->kind == SCOPE_FUNCTION ? "'await' outside async function%s" : "'await' outside function%s", "");
+        if (!in_async(fs)) {
+            error_at(fs, e, fs->scope->kind == SCOPE_FUNCTION ? "'await' outside async function%s" : "'await' outside function%s", "");
+            break;
+        }
+    {
+        int v = alloc_reg(fs);
+        expr_to(fs, e->u.yield.value, v);
+        fs->line = e->line, fs->col = e->col;
+        emit_await(fs, v, target, 0);
         break;
+    }
     case AST_FSTRING: fstring_to(fs, e, target); break;
     case AST_FORMATTED: { /* only inside an f-string */
         expr_to(fs, e->u.formatted.value, target);
@@ -1099,6 +1168,13 @@ static void unwind_fblocks(FuncState *fs, int down_to)
             break;
         }
         case FB_WITH: emit_abc(fs, OP_WITH_EXIT, b.reg, 0, 0); break;
+        case FB_ASYNC_WITH: {
+            int r = alloc_reg(fs);
+            emit_abc(fs, OP_ASYNC_WITH_EXIT, r, b.reg, b.reg);
+            emit_await(fs, r, r, 2);
+            fs->freereg--;
+            break;
+        }
         case FB_HANDLER: emit_abc(fs, OP_LEAVE_EXCEPT, b.reg, 0, 0); break;
         case FB_LOOP: break;
         }
@@ -1164,16 +1240,35 @@ static void compile_while(FuncState *fs, AstNode *s)
     fs->depth--;
 }
 
+/* async for's step: R[it+1] = await anext(R[it]); StopAsyncIteration
+** ends the loop (the returned jump, to patch at the loop's exit). */
+static int async_for_next(FuncState *fs, int it)
+{
+    int e = alloc_reg(fs);
+    int start = here(fs);
+    emit_abc(fs, OP_GET_ANEXT, it + 1, it, 0);
+    emit_await(fs, it + 1, it + 1, 3);
+    int end = here(fs);
+    int jb = emit_jump(fs, OP_JMP, 0);
+    add_handler(fs, start, end, here(fs), e);
+    emit_abc(fs, OP_END_ASYNC_FOR, e, 0, 0);
+    int exit = emit_jump(fs, OP_JMP, 0);
+    patch_here(fs, jb);
+    fs->freereg = e;
+    return exit;
+}
+
 static void compile_for(FuncState *fs, AstNode *s)
 {
     int save = fs->freereg;
     int it = alloc_reg(fs);
     alloc_reg(fs);
+    bool is_async = s->u.for_.is_async;
     expr_to(fs, s->u.for_.iter, it);
-    emit_abc(fs, OP_GET_ITER, it, it, 0);
+    emit_abc(fs, is_async ? OP_GET_AITER : OP_GET_ITER, it, it, 0);
     fs->depth++;
     int top = here(fs);
-    int exit = emit_jump(fs, OP_FOR_ITER, it);
+    int exit = is_async ? async_for_next(fs, it) : emit_jump(fs, OP_FOR_ITER, it);
     /* the target is bound inside the body */
     Symbol *sy = s->u.for_.target->kind == AST_NAME ? lookup(fs, s->u.for_.target->u.name.id) : NULL;
     bool was_safe = false;
@@ -1314,17 +1409,25 @@ static void compile_with_items(FuncState *fs, AstNode *s, int i)
     int e = alloc_reg(fs);
     int ctx = expr_reg(fs, item->u.withitem.context);
     fs->line = item->line, fs->col = item->col;
-    emit_abc(fs, OP_WITH_ENTER, a, ctx, 0);
+    bool is_async = s->u.with.is_async;
+    emit_abc(fs, is_async ? OP_ASYNC_WITH_ENTER : OP_WITH_ENTER, a, ctx, 0);
+    if (is_async)
+        emit_await(fs, a + 1, a + 1, 1);
     fs->freereg = e + 1;
     if (item->u.withitem.vars)
         assign_to(fs, item->u.withitem.vars, a + 1);
-    push_fblock(fs, FB_WITH, a);
+    push_fblock(fs, is_async ? FB_ASYNC_WITH : FB_WITH, a);
     int start = here(fs);
     compile_with_items(fs, s, i + 1);
     int end = here(fs);
     pop_fblock(fs);
     fs->line = item->line, fs->col = item->col;
-    emit_abc(fs, OP_WITH_EXIT, a, 0, 0);
+    if (is_async) {
+        emit_abc(fs, OP_ASYNC_WITH_EXIT, e, a, a);
+        emit_await(fs, e, e, 2);
+    } else {
+        emit_abc(fs, OP_WITH_EXIT, a, 0, 0);
+    }
     int je = emit_jump(fs, OP_JMP, 0);
     add_handler(fs, start, end, here(fs), e);
     /* __exit__ runs with the exception "being handled" (so one it raises
@@ -1333,7 +1436,12 @@ static void compile_with_items(FuncState *fs, AstNode *s, int i)
     int saved = alloc_reg(fs), e2 = alloc_reg(fs);
     emit_abc(fs, OP_ENTER_EXCEPT, e, saved, 0);
     int cleanup_start = here(fs);
-    emit_abc(fs, OP_WITH_EXIT_EXC, a, e, 0);
+    if (is_async) {
+        emit_abc(fs, OP_ASYNC_WITH_EXIT, a, a, e);
+        emit_await(fs, a, a, 2);
+    } else {
+        emit_abc(fs, OP_WITH_EXIT_EXC, a, e, 0);
+    }
     emit_abc(fs, OP_LEAVE_EXCEPT, saved, 0, 0);
     int cleanup_end = here(fs);
     int js = emit_jump(fs, OP_JMP_IF_TRUE, a);
@@ -1631,7 +1739,12 @@ static void compile_stmt(FuncState *fs, AstNode *s)
         break;
     case AST_IF: compile_if(fs, s); break;
     case AST_WHILE: compile_while(fs, s); break;
-    case AST_FOR: compile_for(fs, s); break;
+    case AST_FOR:
+        if (s->u.for_.is_async && !in_async(fs))
+            error_at_stmt(fs, s, "'async for' outside async function");
+        else
+            compile_for(fs, s);
+        break;
     case AST_BREAK: case AST_CONTINUE: {
         int li = innermost_loop(fs);
         if (li < 0) {
@@ -1655,6 +1768,10 @@ static void compile_stmt(FuncState *fs, AstNode *s)
     case AST_RETURN: {
         if (!in_function(fs)) {
             error_at(fs, s, "'return' outside function%s", "");
+            break;
+        }
+        if (s->u.ret.value && is_async_gen(fs)) {
+            error_at(fs, s, "'return' with value in async generator%s", "");
             break;
         }
         if (!s->u.ret.value && fs->nfblocks == 0) {
@@ -1689,7 +1806,15 @@ static void compile_stmt(FuncState *fs, AstNode *s)
         emit_abc(fs, OP_RAISE, r, s->u.raise.cause ? 1 : 0, c);
         break;
     }
-    case AST_WITH: fs->depth++; compile_with_items(fs, s, 0); fs->depth--; break;
+    case AST_WITH:
+        if (s->u.with.is_async && !in_async(fs)) {
+            error_at_stmt(fs, s, "'async with' outside async function");
+            break;
+        }
+        fs->depth++;
+        compile_with_items(fs, s, 0);
+        fs->depth--;
+        break;
     case AST_ASSERT: {
         int t = expr_reg(fs, s->u.assert_.test);
         int jt = emit_jump(fs, OP_JMP_IF_TRUE, t);
@@ -1958,6 +2083,8 @@ static Proto *compile_function(FuncState *parent, Scope *scope, AstNode *node, c
         fs.safe[0] = true;
         if (scope->generator)
             flags |= PROTO_GENERATOR;
+        if (scope->coroutine)
+            flags |= PROTO_GENERATOR | (scope->generator ? PROTO_ASYNC_GEN : PROTO_COROUTINE);
         emit_cells(&fs);
         AstList *gens = &node->u.comp.generators;
         int res = -1;
@@ -1978,10 +2105,10 @@ static Proto *compile_function(FuncState *parent, Scope *scope, AstNode *node, c
                 emit_abc(&fs, OP_MOVE, it, 0, 0);
             } else {
                 expr_to(&fs, g->u.compfor.iter, it);
-                emit_abc(&fs, OP_GET_ITER, it, it, 0);
+                emit_abc(&fs, g->u.compfor.is_async ? OP_GET_AITER : OP_GET_ITER, it, it, 0);
             }
             tops[i] = here(&fs);
-            exits[i] = emit_jump(&fs, OP_FOR_ITER, it);
+            exits[i] = g->u.compfor.is_async ? async_for_next(&fs, it) : emit_jump(&fs, OP_FOR_ITER, it);
             assign_to(&fs, g->u.compfor.target, it + 1);
             for (int j = 0; j < g->u.compfor.ifs.len; j++) {
                 int s2 = fs.freereg;
@@ -1996,6 +2123,10 @@ static Proto *compile_function(FuncState *parent, Scope *scope, AstNode *node, c
         if (node->kind == AST_GENEXP) {
             int v = expr_reg(&fs, node->u.comp.elt);
             int d = alloc_reg(&fs);
+            if (scope->coroutine) {
+                emit_abc(&fs, OP_ASYNC_GEN_WRAP, d, v, 0);
+                v = d;
+            }
             emit_abc(&fs, OP_YIELD, d, v, 0);
         } else if (node->kind == AST_DICTCOMP) {
             int k = expr_reg(&fs, node->u.comp.elt);
@@ -2029,6 +2160,8 @@ static Proto *compile_function(FuncState *parent, Scope *scope, AstNode *node, c
             flags |= PROTO_VARKW;
         if (scope->generator)
             flags |= PROTO_GENERATOR;
+        if (scope->coroutine)
+            flags |= PROTO_GENERATOR | (scope->generator ? PROTO_ASYNC_GEN : PROTO_COROUTINE);
         if (node->kind == AST_LAMBDA || node->u.func.is_lambda)
             flags |= PROTO_LAMBDA;
         scan_list(&fs, &node->u.func.body);

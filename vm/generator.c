@@ -15,7 +15,10 @@ static Generator *as_gen(Value v) {
 
 Value generator_new(VM *vm, Function *fn, Value *args) {
     Proto *p = fn->proto;
-    Generator *g = gc_alloc_obj(vm, vm->t_generator, sizeof(Generator));
+    Type *t = (p->flags & PROTO_COROUTINE)   ? vm->t_coroutine
+              : (p->flags & PROTO_ASYNC_GEN) ? vm->t_async_generator
+                                             : vm->t_generator;
+    Generator *g = gc_alloc_obj(vm, t, sizeof(Generator));
     g->fn = fn;
     g->handling = NONE_VAL;
     g->state = GEN_CREATED;
@@ -39,6 +42,7 @@ void gen_finish(VM *vm, Generator *g) {
 
 Value gen_unwind(VM *vm, Generator *g, Value exc) {
     gen_finish(vm, g);
+    if (g->obj.type != vm->t_generator) return coro_unwind_exc(vm, g, exc);
     if (IS_OBJ(exc) && type_is_subtype(AS_OBJ(exc)->type, vm->exc[EXC_StopIteration])) {
         Value r = exc_new_msg(vm, vm->exc[EXC_RuntimeError], "generator raised StopIteration");
         ExcObj *e = (ExcObj *)AS_OBJ(r);
@@ -50,10 +54,7 @@ Value gen_unwind(VM *vm, Generator *g, Value exc) {
     return exc;
 }
 
-/* Resumes g with sent (a value for the suspended yield) or with exc raised
-** at the yield. Returns true with the yielded value in *out, or false with
-** the return value when the generator finished. */
-static bool gen_resume(VM *vm, Generator *g, Value sent, Value exc, Value *out) {
+bool gen_resume(VM *vm, Generator *g, Value sent, Value exc, Value *out) {
     switch (g->state) {
     case GEN_RUNNING: vm_raise_kind(vm, ValueError, "generator already executing");
     case GEN_DONE:
@@ -71,6 +72,13 @@ static bool gen_resume(VM *vm, Generator *g, Value sent, Value exc, Value *out) 
     default: break;
     }
     Proto *p = g->fn->proto;
+    /* suspended in an await (a YIELD with C = 1): SEND throws exc into the
+    ** awaited object, which may handle it */
+    if (g->state == GEN_SUSPENDED && !IS_EMPTY(exc) && INS_C(p->code[g->pc - 1])) {
+        g->regs[INS_A(p->code[g->pc - 1]) + 1] = exc;
+        exc = EMPTY_VAL;
+        sent = NONE_VAL;
+    }
     Value *base = vm->stack_top;
     interp_check_room(vm, base, p->nregs);
     interp_enter(vm);
@@ -193,7 +201,7 @@ static Value m_send(VM *vm, int argc, Value *argv, Dict *kwargs) {
 }
 
 /* throw(exc) / throw(type[, value[, tb]]): the exception instance to raise. */
-static Value throw_exc(VM *vm, int argc, Value *argv) {
+Value gen_throw_value(VM *vm, int argc, Value *argv) {
     Value typ = argv[1];
     Value val = argc > 2 ? argv[2] : NONE_VAL;
     if (IS_OBJ(typ) && (AS_OBJ(typ)->type->flags & TYPE_EXCEPTION)) {
@@ -220,7 +228,7 @@ static Value m_throw(VM *vm, int argc, Value *argv, Dict *kwargs) {
     arg_no_kwargs(vm, "throw", kwargs);
     if (argc < 2 || argc > 4)
         vm_raise_kind(vm, TypeError, "throw expected at least 1 argument, got %d", argc < 2 ? 0 : argc - 1);
-    Value exc = throw_exc(vm, argc, argv);
+    Value exc = gen_throw_value(vm, argc, argv);
     vm_push_root(vm, exc);
     Value v;
     bool yielded = gen_resume(vm, g, NONE_VAL, exc, &v);

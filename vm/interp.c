@@ -2237,6 +2237,53 @@ return_special:
         vmnext();
     }
 
+    /* async/await: the work is in coroutine.c */
+    vmcase(GET_AWAITABLE) {
+        SAVEPC();
+        rv = coro_get_awaitable(vm, *RB_, C_);
+        *RA_ = rv;
+        vmnext();
+    }
+    vmcase(SEND) {
+        SAVEPC();
+        if (!coro_send(vm, RA_)) pc += INS_SBX(ins);
+        vmnext();
+    }
+    vmcase(GET_AITER) {
+        SAVEPC();
+        rv = coro_get_aiter(vm, *RB_);
+        *RA_ = rv;
+        vmnext();
+    }
+    vmcase(GET_ANEXT) {
+        SAVEPC();
+        rv = coro_get_anext(vm, *RB_);
+        *RA_ = rv;
+        vmnext();
+    }
+    vmcase(END_ASYNC_FOR) {
+        SAVEPC();
+        if (!coro_is_stop_async(vm, *RA_)) do_reraise(vm, *RA_);
+        vmnext();
+    }
+    vmcase(ASYNC_GEN_WRAP) {
+        SAVEPC();
+        rv = coro_wrap_value(vm, *RB_);
+        *RA_ = rv;
+        vmnext();
+    }
+    vmcase(ASYNC_WITH_ENTER) {
+        SAVEPC();
+        coro_async_with_enter(vm, RA_, *RB_);
+        vmnext();
+    }
+    vmcase(ASYNC_WITH_EXIT) {
+        SAVEPC();
+        rv = coro_async_with_exit(vm, *RB_, *RC_, B_ != C_);
+        *RA_ = rv;
+        vmnext();
+    }
+
 #if !COMPUTED_GOTO
     default:
         SAVEPC();

@@ -134,5 +134,23 @@ void gen_finish(VM *vm, Generator *g);
 /* An exception leaves the generator's frame: finishes it and turns a
 ** StopIteration into RuntimeError("generator raised StopIteration"). */
 Value gen_unwind(VM *vm, Generator *g, Value exc);
+/* Resumes g with sent (a value for the suspended yield) or with exc raised
+** at the yield (or, suspended in an await, thrown into the awaited object).
+** Returns true with the yielded value in *out, or false with the return
+** value when the generator finished. */
+bool gen_resume(VM *vm, Generator *g, Value sent, Value exc, Value *out);
+/* The exception throw(typ[, val[, tb]]) raises (argv[0] is self). */
+Value gen_throw_value(VM *vm, int argc, Value *argv);
+
+/* coroutine.c: what the async opcodes do (see opcodes.h) */
+Value coro_unwind_exc(VM *vm, Generator *g, Value exc);
+Value coro_get_awaitable(VM *vm, Value o, int ctx);
+bool coro_send(VM *vm, Value *r);
+Value coro_get_aiter(VM *vm, Value o);
+Value coro_get_anext(VM *vm, Value o);
+bool coro_is_stop_async(VM *vm, Value exc);
+Value coro_wrap_value(VM *vm, Value v);
+void coro_async_with_enter(VM *vm, Value *ra, Value mgr);
+Value coro_async_with_exit(VM *vm, Value exitf, Value exc, bool has_exc);
 
 #endif

@@ -295,6 +295,8 @@ typedef enum ProtoFlags {
     PROTO_MODULE = 8,    /* module body: names are globals */
     PROTO_CLASS = 16,    /* class body: LOAD_NAME/STORE_NAME use frame->locals */
     PROTO_LAMBDA = 32,
+    PROTO_COROUTINE = 64,  /* async def (with PROTO_GENERATOR): calling it makes a coroutine */
+    PROTO_ASYNC_GEN = 128, /* async def with yield (with PROTO_GENERATOR): an async generator */
 } ProtoFlags;
 
 /* Compiled code of one module body, class body, def, lambda or comprehension. */

@@ -119,7 +119,15 @@
     X(SAFEPOINT, ABC)      /* GC safepoint (emitted at loop back edges if the interpreter does not do it in JMP) */ \
     X(LOAD_WIDE, ABx)      /* R[A] = R[Bx], a local past the 8-bit window (see REG_LOCALS); UnboundLocalError naming varnames[Bx - WIDE_SHIFT] if EMPTY */ \
     X(STORE_WIDE, ABx)     /* R[Bx] = R[A] */                                      \
-    X(DEL_WIDE, ABx)       /* like DEL_LOCAL for R[Bx] */
+    X(DEL_WIDE, ABx)       /* like DEL_LOCAL for R[Bx] */                          \
+    X(GET_AWAITABLE, ABC)  /* R[A] = the iterator that await R[B] drives; C: 0 await, 1 __aenter__, 2 __aexit__, 3 __anext__ result (for the TypeError) */ \
+    X(SEND, AsBx)          /* resume R[A] with R[A+1] (or throw R[A+2] into it if not None, then R[A+2] = None): yielded: R[A+1] = value; finished: R[A+1] = result, pc += sBx */ \
+    X(GET_AITER, ABC)      /* R[A] = R[B].__aiter__() */                           \
+    X(GET_ANEXT, ABC)      /* R[A] = R[B].__anext__() */                           \
+    X(END_ASYNC_FOR, ABC)  /* R[A] is the exception that ended an __anext__ await: StopAsyncIteration goes on, anything else is re-raised */ \
+    X(ASYNC_GEN_WRAP, ABC) /* R[A] = R[B] wrapped as an async generator's yielded value */ \
+    X(ASYNC_WITH_ENTER, ABC) /* R[A] = bound R[B].__aexit__, R[A+1] = R[B].__aenter__() (not yet awaited) */ \
+    X(ASYNC_WITH_EXIT, ABC)  /* R[A] = R[B](None, None, None) when C = B, else R[B](type(R[C]), R[C], None) (not yet awaited) */
 
 typedef enum Opcode {
 #define OP_ENUM(name, mode) OP_##name,

@@ -16,7 +16,7 @@
 **    checked here where parsing would fail, some with a speculative parse
 **    (try_parse) standing in for PEG backtracking;
 **  - errors CPython only finds in its compiler (misused starred targets,
-**    repeated keywords, ...) and constructs gpy refuses (async, except*)
+**    repeated keywords, ...) and constructs gpy refuses (except*)
 **    are "late": reported only if the whole source parses.
 */
 #include <setjmp.h>
@@ -1259,11 +1259,8 @@ static AstNode *parse_target_list(Parser *p, int ctx);
 static AstList parse_comp_for(Parser *p) {
     int m = p->nstk;
     while (at_comp_for(p)) {
-        if (kind(p) == TK_ASYNC) {
-            LATE_TOK(p, peek(p), "asynchronous comprehensions are not supported by gpy");
-            advance(p);
-            if (kind(p) != TK_FOR) fail(p);
-        }
+        bool is_async = accept(p, TK_ASYNC);
+        if (is_async && kind(p) != TK_FOR) fail(p);
         Token *f = advance(p);
         AstNode *target = parse_target_list(p, TGT_FOR);
         expect(p, TK_IN);
@@ -1273,6 +1270,7 @@ static AstList parse_comp_for(Parser *p) {
         AstNode *c = node_tok(p, AST_COMPREHENSION, f);
         c->u.compfor.target = target;
         c->u.compfor.iter = iter;
+        c->u.compfor.is_async = is_async;
         c->u.compfor.ifs = spop_list(p, mi);
         end_prev(p, c);
         spush(p, c);
@@ -2427,10 +2425,15 @@ static AstNode *parse_class(Parser *p, AstList decorators) {
     return n;
 }
 
-/* 'async def/for/with': parsed as the plain statement, but refused. */
-static void async_prefix(Parser *p) {
-    LATE_TOK(p, peek(p), "'async' is not supported by gpy");
-    advance(p);
+/* 'async def/for/with': the plain statement (just pushed at stack index m),
+** marked async and starting at the 'async' token, as CPython's nodes do. */
+static void mark_async(Parser *p, int m, Token *at) {
+    AstNode *n = p->stk[m];
+    if (n->kind == AST_FUNCTIONDEF) n->u.func.is_async = true;
+    else if (n->kind == AST_FOR) n->u.for_.is_async = true;
+    else if (n->kind == AST_WITH) n->u.with.is_async = true;
+    n->line = tok_line(at);
+    n->col = tok_col(at);
 }
 
 static AstNode *parse_decorated(Parser *p) {
@@ -2441,7 +2444,14 @@ static AstNode *parse_decorated(Parser *p) {
         expect(p, TK_NEWLINE);
     }
     AstList decos = spop_list(p, m);
-    if (kind(p) == TK_ASYNC && peek_at(p, 1)->kind == TK_DEF) async_prefix(p);
+    if (kind(p) == TK_ASYNC && peek_at(p, 1)->kind == TK_DEF) {
+        Token *at = advance(p);
+        AstNode *d = parse_def(p, decos);
+        d->u.func.is_async = true;
+        d->line = tok_line(at);
+        d->col = tok_col(at);
+        return d;
+    }
     if (kind(p) == TK_DEF) return parse_def(p, decos);
     if (kind(p) == TK_CLASS) return parse_class(p, decos);
     fail(p);
@@ -2781,8 +2791,10 @@ static void parse_statement(Parser *p) {
     case TK_ASYNC: {
         int nk = peek_at(p, 1)->kind;
         if (nk != TK_DEF && nk != TK_FOR && nk != TK_WITH) fail(p);
-        async_prefix(p);
+        Token *at = advance(p);
+        int m = p->nstk;
         parse_statement(p);
+        if (p->nstk > m) mark_async(p, m, at);
         return;
     }
     default:

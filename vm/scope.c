@@ -269,6 +269,7 @@ static void visit_function(Walker *w, AstNode *f)
 {
     visit_defaults(w, &f->u.func.params);
     Scope *s = scope_new(w, SCOPE_FUNCTION, f, f->u.func.name);
+    s->coroutine = f->kind == AST_FUNCTIONDEF && f->u.func.is_async;
     Scope *saved = w->cur;
     w->cur = s;
     visit_params(w, s, &f->u.func.params, f);
@@ -300,6 +301,8 @@ static void visit_comprehension(Walker *w, AstNode *e)
         s->generator = true;
     for (int i = 0; i < gens->len && !w->failed; i++) {
         AstNode *g = gens->items[i];
+        if (g->u.compfor.is_async)
+            s->coroutine = true;
         s->comp_iter_target++;
         visit_target(w, g->u.compfor.target);
         s->comp_iter_target--;
@@ -314,6 +317,9 @@ static void visit_comprehension(Walker *w, AstNode *e)
         visit_expr(w, e->u.comp.value);
     visit_expr(w, e->u.comp.elt);
     w->cur = saved;
+    /* the enclosing comprehension awaits this one */
+    if (s->coroutine && e->kind != AST_GENEXP && saved->kind == SCOPE_COMPREHENSION)
+        saved->coroutine = true;
 }
 
 /* x := v inside a comprehension binds x in the nearest enclosing function
@@ -468,6 +474,8 @@ static void visit_expr(Walker *w, AstNode *e)
         break;
     case AST_AWAIT:
         visit_expr(w, e->u.yield.value);
+        if (w->cur->kind == SCOPE_COMPREHENSION)
+            w->cur->coroutine = true;
         break;
     case AST_NAMEDEXPR: {
         AstNode *t = e->u.named.target;

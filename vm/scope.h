@@ -74,6 +74,8 @@ struct Scope {
     bool generator;
     bool has_walrus; /* a := directly in this scope binds one of its names */
     bool class_cell; /* class body owns the __class__ cell (register 0) */
+    bool coroutine;  /* async def, or a comprehension with await / async for:
+                      * with generator set, an async generator */
 
     char **owned; /* strings made by the pass (root scope only), freed with it */
     int nowned;

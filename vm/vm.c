@@ -139,6 +139,7 @@ static void init_all(VM *vm, void *ud) {
     range_init(vm);
     slice_init(vm);
     generator_init(vm);
+    coroutine_init(vm);
     error_init(vm);
     module_init(vm);
 

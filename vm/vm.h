@@ -100,7 +100,9 @@ typedef struct VMConfig {
     X(ValueError, Exception)                          \
     X(UnicodeError, ValueError)                       \
     X(UnicodeDecodeError, UnicodeError)               \
-    X(UnicodeEncodeError, UnicodeError)
+    X(UnicodeEncodeError, UnicodeError)               \
+    X(StopAsyncIteration, Exception)                  \
+    X(TimeoutError, OSError)
 
 typedef enum ExcKind {
 #define EXC_ENUM(name, base) EXC_##name,
@@ -254,6 +256,9 @@ struct VM {
     /* vm.c: set when SystemExit ended a run (the REPL / embedder then exits) */
     bool exit_requested;
     int exit_code;
+    /* coroutine.c: coroutines, async generators and their awaitables */
+    Type *t_coroutine, *t_async_generator, *t_coroutine_wrapper, *t_async_asend, *t_async_athrow,
+        *t_async_wrapped;
 
     /* Per-VM state of the layers above vm/ (no globals: several VMs may live
     ** in one process). Opaque to vm/: each is an incomplete struct that only
@@ -559,6 +564,7 @@ Value vm_exec_proto(VM *vm, Proto *p, Dict *globals);
 ** registers with the arguments already bound (copied). */
 Value generator_new(VM *vm, Function *fn, Value *args);
 void generator_init(VM *vm);
+void coroutine_init(VM *vm);
 void function_init(VM *vm);
 
 /* ================= lexer.c / parser.c / ast.c ================= */
