@@ -1443,17 +1443,17 @@ static void compile_class(FuncState *fs, AstNode *s)
 {
     int save = fs->freereg;
     AstList *decos = &s->u.cls.decorators;
-    for (int i = 0; i < s->u.cls.keywords.len; i++) {
-        AstNode *k = s->u.cls.keywords.items[i];
-        error_at(fs, k, "class keyword arguments are not supported by gpy ('%s')",
-                 k->u.keyword.name ? k->u.keyword.name : "**");
-    }
+    AstList *kws = &s->u.cls.keywords;
+    for (int i = 0; i < kws->len; i++)
+        if (!kws->items[i]->u.keyword.name)
+            error_at(fs, kws->items[i], "class keyword arguments are not supported by gpy ('%s')", "**");
     int decobase = alloc_regs(fs, decos->len);
     for (int i = 0; i < decos->len; i++)
         expr_to(fs, decos->items[i], decobase + i);
     fs->line = s->line, fs->col = s->col;
     AstList *bases = &s->u.cls.bases;
-    int base = alloc_regs(fs, 2 + bases->len);
+    /* fn, name, bases..., then (when keywords) their names tuple and values */
+    int base = alloc_regs(fs, 2 + bases->len + (kws->len ? 1 + kws->len : 0));
     Scope *child = scope_child(fs->scope, s);
     if (!child) {
         error_at(fs, s, "internal error: no scope for class%s", "");
@@ -1466,8 +1466,19 @@ static void compile_class(FuncState *fs, AstNode *s)
             error_at(fs, bases->items[i], "starred base classes are not supported%s", "");
         expr_to(fs, bases->items[i], base + 2 + i);
     }
+    if (kws->len) {
+        Value *names = comp_xrealloc(fs->vm, NULL, (size_t)kws->len * sizeof(Value));
+        for (int i = 0; i < kws->len; i++) {
+            const char *kn = kws->items[i]->u.keyword.name ? kws->items[i]->u.keyword.name : "";
+            names[i] = OBJ_VAL(str_intern(fs->vm, kn, strlen(kn)));
+        }
+        load_const(fs, OBJ_VAL(tuple_from_array(fs->vm, kws->len, names)), base + 2 + bases->len);
+        free(names);
+        for (int i = 0; i < kws->len; i++)
+            expr_to(fs, kws->items[i]->u.keyword.value, base + 3 + bases->len + i);
+    }
     fs->line = s->line, fs->col = s->col;
-    emit_abc(fs, OP_BUILD_CLASS, base, 0, bases->len);
+    emit_abc(fs, OP_BUILD_CLASS, base, kws->len, bases->len);
     compile_decorated_store(fs, decos, decobase, base, s->u.cls.name);
     fs->freereg = save;
 }

@@ -30,6 +30,11 @@ const char *vm_type_name(VM *vm, Value v) {
 }
 
 bool type_is_subtype(Type *t, Type *base) {
+    if (t && t->mro) {
+        for (int64_t i = 0; i < t->mro->len; i++)
+            if (AS_OBJ(t->mro->items[i]) == &base->obj) return true;
+        return false;
+    }
     for (; t; t = t->base)
         if (t == base) return true;
     return false;
@@ -40,7 +45,7 @@ bool vm_isinstance(VM *vm, Value v, Type *t) {
     Type *vt = vm_typeof(vm, v);
     if (vt == t) return true;
     if (IS_BOOL(v) && t == vm->t_int) return true; /* bool subclasses int */
-    return type_is_subtype(vt->base, t);
+    return type_is_subtype(vt, t);
 }
 
 /* Enters one level of C recursion (repr, comparison, hash of nested
