@@ -252,6 +252,20 @@ static Value special_instance_attr(VM *vm, Value self, Type *t, Str *name) {
     return EMPTY_VAL;
 }
 
+/* A builtin class's operator slot as a method (list.__getitem__), for the
+** first builtin class on t's MRO implementing it; EMPTY if none. */
+static Value builtin_slot_lookup(VM *vm, Type *t, Str *name) {
+    if (name->len < 6 || name->chars[0] != '_' || name->chars[1] != '_') return EMPTY_VAL;
+    int64_t n = class_mro_len(t);
+    for (int64_t i = 0; i < n; i++) {
+        Type *x = class_mro_at(t, i);
+        if (x->flags & TYPE_HEAP) continue;
+        Value w = class_slot_wrapper(vm, x, name);
+        if (!IS_EMPTY(w)) return w;
+    }
+    return EMPTY_VAL;
+}
+
 /* object's attribute protocol: data descriptors on the class, the instance
 ** dict, then class attributes (functions bound to the instance). When no
 ** class in the chain holds a data descriptor (TYPEF_DATADESC), the instance
@@ -275,7 +289,10 @@ Value generic_getattr(VM *vm, Value self, Str *name) {
         }
     }
     if (!IS_EMPTY(attr)) return bind_attr(vm, attr, self, t, name);
-    return special_instance_attr(vm, self, t, name);
+    Value sp = special_instance_attr(vm, self, t, name);
+    if (!IS_EMPTY(sp)) return sp;
+    attr = builtin_slot_lookup(vm, t, name);
+    return IS_EMPTY(attr) ? attr : bind_attr(vm, attr, self, t, name);
 }
 
 /* Setting obj.__class__ = C: only between classes of the same layout. */
@@ -959,6 +976,7 @@ static Value type_getattr(VM *vm, Value self, Str *name) {
     Value v = type_special_attr(vm, T, name);
     if (!IS_EMPTY(v)) return v;
     v = type_lookup(vm, T, name);
+    if (IS_EMPTY(v)) v = builtin_slot_lookup(vm, T, name);
     if (!IS_EMPTY(v)) return type_bind(vm, v, T);
     /* attributes of the metaclass (type's mro, __subclasses__, a
     ** metaclass's methods), bound to the class */
@@ -1398,6 +1416,7 @@ static Value super_getattr(VM *vm, Value self, Str *name) {
             Type *t = class_mro_at(s->selftype, i);
             if (!t->dict) continue;
             Value v = dict_get_str(vm, t->dict, name);
+            if (IS_EMPTY(v) && !(t->flags & TYPE_HEAP)) v = class_slot_wrapper(vm, t, name);
             if (IS_EMPTY(v)) continue;
             if (!IS_OBJ(v)) return v;
             Type *at = AS_OBJ(v)->type;

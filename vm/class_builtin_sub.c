@@ -71,12 +71,18 @@ static Type *anc_of(VM *vm, Value self) {
     return class_ancestor(AS_OBJ(self)->type);
 }
 
+static Type *anc_of(VM *vm, Value self);
+
 static Value box_repr(VM *vm, Value self) {
     return STR_VAL(vm_repr(vm, class_unbox(vm, self)));
 }
 
+/* str(x): the builtin's own str (str, and any type with a str slot);
+** otherwise object.__str__, i.e. repr(x) through the class's __repr__. */
 static Value box_str(VM *vm, Value self) {
-    return STR_VAL(vm_str(vm, class_unbox(vm, self)));
+    Type *anc = anc_of(vm, self);
+    if (anc == vm->t_str || anc->str) return STR_VAL(vm_str(vm, class_unbox(vm, self)));
+    return STR_VAL(vm_repr(vm, self));
 }
 
 static int64_t box_hash(VM *vm, Value self) {

@@ -102,6 +102,11 @@ Value class_native_self(VM *vm, Value native, Value self);
 /* Is anc a builtin type that heap classes may subclass with the boxed layout? */
 bool class_is_boxable(VM *vm, Type *anc);
 
+/* ---- class_slotwrap.c ---- */
+/* The method form of a builtin type's operator slot (dict.__setitem__),
+** made on first use and kept in t's dict; EMPTY when t has no such slot. */
+Value class_slot_wrapper(VM *vm, Type *t, Str *name);
+
 /* ---- class_meta.c: metaclasses ---- */
 /* type.__new__(meta, name, bases, ns, **kw): the class object. */
 Value class_new_meta(VM *vm, Type *meta, Str *name, Tuple *bases, Dict *ns, Dict *kwargs);
