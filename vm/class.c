@@ -360,8 +360,11 @@ void generic_setattr(VM *vm, Value self, Str *name, Value value) {
     if ((t->flags & TYPEF_SLOTS) && !class_slots_allow(vm, t, name))
         vm_raise_kind(vm, AttributeError, "'%s' object has no attribute '%s'", class_type_name(t), name->chars);
     if (IS_EMPTY(value)) {
-        if (!inst->dict || !dict_del(vm, inst->dict, STR_VAL(name)))
+        if (!inst->dict || !dict_del(vm, inst->dict, STR_VAL(name))) {
+            if ((t->flags & TYPE_HEAP) && class_slots_allow(vm, t, name))
+                vm_raise_kind(vm, AttributeError, "%s", name->chars); /* an unset slot */
             vm_raise_kind(vm, AttributeError, "'%s' object has no attribute '%s'", class_type_name(t), name->chars);
+        }
         return;
     }
     if (!inst->dict) inst->dict = dict_new(vm);
@@ -1658,6 +1661,7 @@ void class_init(VM *vm) {
     Type *immutables[] = {vm->t_str, vm->t_int, vm->t_float, vm->t_tuple, vm->t_frozenset};
     for (size_t i = 0; i < 3; i++) class_allow_subclass(vm, mutables[i], true);
     for (size_t i = 0; i < 5; i++) class_allow_subclass(vm, immutables[i], false);
+    class_numeric_dunders(vm);
 
     Type *it = type_new_builtin(vm, "iterator", vm->t_object, 0);
     it->iter = seqiter_iter;

@@ -105,9 +105,11 @@ Value class_boxed_compare(VM *vm, CmpOp op, Value a, Value b) {
 
 Value class_boxed_binop(VM *vm, BinOp op, Value a, Value b) {
     Value ua = class_unbox(vm, a), ub = class_unbox(vm, b);
-    if (IS_NUMBER(ua) || IS_NUMBER(ub)) return IS_NUMBER(ua) && IS_NUMBER(ub) ? vm_binop(vm, op, ua, ub) : EMPTY_VAL;
+    if (IS_NUMBER(ua) && IS_NUMBER(ub)) return vm_binop(vm, op, ua, ub);
     /* the slot of whichever operand is the boxed one */
-    Type *t = (IS_OBJ(a) && (AS_OBJ(a)->type->flags & TYPEF_BOXED)) ? handler(vm, a) : handler(vm, b);
+    bool left = IS_OBJ(a) && (AS_OBJ(a)->type->flags & TYPEF_BOXED);
+    if (IS_NUMBER(left ? ua : ub)) return EMPTY_VAL; /* an int/float subclass against a non-number */
+    Type *t = left ? handler(vm, a) : handler(vm, b);
     return t->binop ? t->binop(vm, op, ua, ub) : EMPTY_VAL;
 }
 

@@ -106,6 +106,8 @@ bool class_is_boxable(VM *vm, Type *anc);
 /* The method form of a builtin type's operator slot (dict.__setitem__),
 ** made on first use and kept in t's dict; EMPTY when t has no such slot. */
 Value class_slot_wrapper(VM *vm, Type *t, Str *name);
+/* int/float get __int__, __float__, __abs__, __round__ (and int __index__). */
+void class_numeric_dunders(VM *vm);
 
 /* ---- class_meta.c: metaclasses ---- */
 /* type.__new__(meta, name, bases, ns, **kw): the class object. */

@@ -130,3 +130,38 @@ Value class_slot_wrapper(VM *vm, Type *t, Str *name) {
     vm_pop_roots(vm, 2);
     return nf;
 }
+
+/* ------------------------------------------------ numeric conversions */
+
+/* int.__round__, float.__float__ ...: the builtin function of the same
+** role (round, float, int, abs) applied to the number itself, so that
+** round(x), float(x), int(x) work on instances of int and float subclasses
+** (the builtins find these methods on the subclass). */
+static Value numconv_call(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    NativeFunction *nf = vm_current_native(vm);
+    const char *n = nf->name;
+    if (strcmp(n, "__index__") == 0) {
+        arg_count(vm, n, argc, 1, 1);
+        return argv[0];
+    }
+    char fname[16];
+    size_t len = strlen(n);
+    if (len < 5 || len - 4 >= sizeof fname) return NONE_VAL;
+    memcpy(fname, n + 2, len - 4);
+    fname[len - 4] = '\0';
+    Value f = vm->builtins ? dict_get_cstr(vm, vm->builtins, fname) : EMPTY_VAL;
+    if (IS_EMPTY(f)) vm_raise_kind(vm, NameError, "name '%s' is not defined", fname);
+    return class_call_prepend(vm, f, EMPTY_VAL, argc, argv, kwargs);
+}
+
+void class_numeric_dunders(VM *vm) {
+    static const char *const common[] = {"__int__", "__float__", "__abs__", "__round__"};
+    Type *types[] = {vm->t_int, vm->t_float};
+    for (int i = 0; i < 2; i++) {
+        if (!types[i]) continue;
+        for (int j = 0; j < 4; j++)
+            if (IS_EMPTY(dict_get_cstr(vm, types[i]->dict, common[j]))) type_add_method(vm, types[i], common[j], numconv_call);
+    }
+    if (vm->t_int && IS_EMPTY(dict_get_cstr(vm, vm->t_int->dict, "__index__")))
+        type_add_method(vm, vm->t_int, "__index__", numconv_call);
+}
