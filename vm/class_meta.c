@@ -30,8 +30,7 @@ void class_type_mark(VM *vm, Obj *o) {
 Type *class_calc_meta(VM *vm, Type *meta, Tuple *bases) {
     Type *winner = meta;
     for (int64_t i = 0; bases && i < bases->len; i++) {
-        if (!is_class(vm, bases->items[i])) continue;
-        Type *bt = AS_OBJ(bases->items[i])->type;
+        Type *bt = vm_typeof(vm, bases->items[i]);
         if (type_is_subtype(winner, bt)) continue;
         if (type_is_subtype(bt, winner)) {
             winner = bt;
