@@ -90,22 +90,29 @@ static Value heap_lookup_c(VM *vm, Type *t, const char *name) {
     return class_heap_lookup(vm, t, str_cstr(vm, name));
 }
 
-Value type_lookup(VM *vm, Type *t, Str *name) {
-    if (t->mro) {
-        for (int64_t i = 0; i < t->mro->len; i++) {
-            Type *x = (Type *)AS_OBJ(t->mro->items[i]);
-            if (!x->dict) continue;
-            Value v = dict_get_str(vm, x->dict, name);
-            if (!IS_EMPTY(v)) return v;
-        }
-        return EMPTY_VAL;
+/* type_lookup for classes with a stored MRO (multiple inheritance). */
+static __attribute__((noinline)) Value mro_lookup(VM *vm, Tuple *mro, Str *name) {
+    for (int64_t i = 0; i < mro->len; i++) {
+        Type *x = (Type *)AS_OBJ(mro->items[i]);
+        if (!x->dict) continue;
+        Value v = dict_get_str(vm, x->dict, name);
+        if (!IS_EMPTY(v)) return v;
     }
+    return EMPTY_VAL;
+}
+
+/* type_lookup along a base chain (single inheritance: no stored MRO). */
+static __attribute__((noinline)) Value chain_lookup(VM *vm, Type *t, Str *name) {
     for (; t; t = t->base) {
         if (!t->dict) continue;
         Value v = dict_get_str(vm, t->dict, name);
         if (!IS_EMPTY(v)) return v;
     }
     return EMPTY_VAL;
+}
+
+Value type_lookup(VM *vm, Type *t, Str *name) {
+    return t && t->mro ? mro_lookup(vm, t->mro, name) : chain_lookup(vm, t, name);
 }
 
 Str *class_module_name(VM *vm, Type *t) {
@@ -256,9 +263,8 @@ static Value special_instance_attr(VM *vm, Value self, Type *t, Str *name) {
 ** first builtin class on t's MRO implementing it; EMPTY if none. */
 static Value builtin_slot_lookup(VM *vm, Type *t, Str *name) {
     if (name->len < 6 || name->chars[0] != '_' || name->chars[1] != '_') return EMPTY_VAL;
-    int64_t n = class_mro_len(t);
-    for (int64_t i = 0; i < n; i++) {
-        Type *x = class_mro_at(t, i);
+    MroIter it = mro_iter(t);
+    for (Type *x; (x = mro_next(&it));) {
         if (x->flags & TYPE_HEAP) continue;
         Value w = class_slot_wrapper(vm, x, name);
         if (!IS_EMPTY(w)) return w;
@@ -806,9 +812,9 @@ static bool acceptable_ancestor(VM *vm, Type *anc) {
 /* The flags a class inherits from every class on its MRO. */
 static uint32_t inherited_flags(Type *T) {
     uint32_t f = 0;
-    int64_t n = class_mro_len(T);
-    for (int64_t i = 1; i < n; i++) {
-        Type *x = class_mro_at(T, i);
+    MroIter it = mro_iter(T);
+    mro_next(&it);
+    for (Type *x; (x = mro_next(&it));) {
         f |= x->flags & (TYPE_EXCEPTION | TYPEF_DATADESC | TYPEF_METATYPE | TYPEF_GETATTRIBUTE);
     }
     return f;
@@ -817,9 +823,9 @@ static uint32_t inherited_flags(Type *T) {
 /* Calls the __init_subclass__ found after T on its MRO, as a classmethod of T. */
 static void call_init_subclass(VM *vm, Type *T, Dict *kwargs) {
     Str *s = str_cstr(vm, "__init_subclass__");
-    int64_t n = class_mro_len(T);
-    for (int64_t i = 1; i < n; i++) {
-        Type *x = class_mro_at(T, i);
+    MroIter it = mro_iter(T);
+    mro_next(&it);
+    for (Type *x; (x = mro_next(&it));) {
         Value f = x->dict ? dict_get_str(vm, x->dict, s) : EMPTY_VAL;
         if (IS_EMPTY(f)) continue;
         if (IS_OBJ(f) && AS_OBJ(f)->type == vm->t_classmethod) f = ((Wrapper *)AS_OBJ(f))->func;
@@ -1413,10 +1419,10 @@ static Value super_getattr(VM *vm, Value self, Str *name) {
     bool class_level = is_type(vm, s->self) && (Type *)AS_OBJ(s->self) == s->selftype;
     if (!class_name_is(name, vm->sym_class, "__class__")) {
         /* the classes after thisclass on the MRO of type(self) */
-        int64_t n = class_mro_len(s->selftype), i = 0;
-        while (i < n && class_mro_at(s->selftype, i) != s->thisclass) i++;
-        for (i++; i < n; i++) {
-            Type *t = class_mro_at(s->selftype, i);
+        MroIter it = mro_iter(s->selftype);
+        for (Type *t; (t = mro_next(&it)) && t != s->thisclass;) {
+        }
+        for (Type *t; (t = mro_next(&it));) {
             if (!t->dict) continue;
             Value v = dict_get_str(vm, t->dict, name);
             if (IS_EMPTY(v) && !(t->flags & TYPE_HEAP)) v = class_slot_wrapper(vm, t, name);

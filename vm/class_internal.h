@@ -72,6 +72,22 @@ bool class_name_is(Str *name, Str *sym, const char *lit);
 /* Length of t's MRO, its i-th class (NULL past the end). */
 int64_t class_mro_len(Type *t);
 Type *class_mro_at(Type *t, int64_t i);
+/* Walks an MRO in O(1) per step: for (MroIter it = mro_iter(t); (x = mro_next(&it));) */
+typedef struct MroIter {
+    Type *t;
+    Tuple *mro;
+    int64_t i;
+} MroIter;
+static inline MroIter mro_iter(Type *t) {
+    MroIter it = {t, t->mro, 0};
+    return it;
+}
+static inline Type *mro_next(MroIter *it) {
+    if (it->mro) return it->i < it->mro->len ? (Type *)AS_OBJ(it->mro->items[it->i++]) : NULL;
+    Type *r = it->t;
+    if (r) it->t = r->base;
+    return r;
+}
 /* __mro__ and __bases__ as tuples (fresh ones for chain-only classes). */
 Tuple *class_mro_tuple(VM *vm, Type *t);
 Tuple *class_bases_tuple(VM *vm, Type *t);

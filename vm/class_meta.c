@@ -223,9 +223,9 @@ void class_setup_slots(VM *vm, Type *T, Dict *d) {
             vm_raise_kind(vm, ValueError, "'%s' in __slots__ conflicts with class variable", n->chars);
     }
     if (has_dict) return;
-    int64_t n = class_mro_len(T);
-    for (int64_t i = 1; i < n; i++) {
-        Type *x = class_mro_at(T, i);
+    MroIter it = mro_iter(T);
+    mro_next(&it);
+    for (Type *x; (x = mro_next(&it));) {
         if ((x->flags & TYPE_HEAP) && !(x->flags & TYPEF_SLOTS)) return;
         if (!(x->flags & TYPE_HEAP) && x != vm->t_object) return;
     }
@@ -234,9 +234,8 @@ void class_setup_slots(VM *vm, Type *T, Dict *d) {
 
 bool class_slots_allow(VM *vm, Type *t, Str *name) {
     Str *key = str_cstr(vm, "__slots__");
-    int64_t n = class_mro_len(t);
-    for (int64_t i = 0; i < n; i++) {
-        Type *x = class_mro_at(t, i);
+    MroIter it = mro_iter(t);
+    for (Type *x; (x = mro_next(&it));) {
         if (!(x->flags & TYPE_HEAP)) continue;
         Value s = dict_get_str(vm, x->dict, key);
         if (IS_TUPLE(vm, s) && tuple_has_name(AS_TUPLE(s), name)) return true;

@@ -580,6 +580,7 @@ int64_t vm_to_index(VM *vm, Value v) {
     if (IS_INTLIKE(v)) return AS_INTLIKE(v);
     Type *t = vm_typeof(vm, v);
     if (t->flags & TYPE_HEAP) {
+        if ((t->flags & TYPEF_BOXED) && IS_INTLIKE(class_unbox(vm, v))) return AS_INTLIKE(class_unbox(vm, v));
         Value m = class_heap_lookup(vm, t, str_cstr(vm, "__index__"));
         if (!IS_EMPTY(m)) {
             Value r = class_call_meth(vm, m, v, 0, NULL, NULL);
