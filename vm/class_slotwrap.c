@@ -55,7 +55,8 @@ static bool has_slot(VM *vm, Type *t, int kind) {
     case SW_CONTAINS: return t->contains != NULL;
     case SW_ITER: return t->iter != NULL;
     case SW_NEXT: return t->next != NULL;
-    case SW_REPR: case SW_STR: case SW_HASH: case SW_BOOL: return true;
+    case SW_REPR: case SW_STR: case SW_HASH: return true;
+    case SW_BOOL: return is_numeric(vm, t); /* containers have no __bool__ (len decides) */
     case SW_CALL: return t->call != NULL;
     case SW_CMP: return t->compare != NULL || is_numeric(vm, t);
     case SW_BINOP: case SW_RBINOP: return t->binop != NULL || is_numeric(vm, t);
