@@ -1495,12 +1495,14 @@ static int add_param_annotation(FuncState *fs, AstParam *p, int base, int n)
 static void set_function_annotations(FuncState *fs, AstNode *s, int fn)
 {
     AstParams *ps = &s->u.func.params;
-    int total = ps->nparams + ps->nkwonly + 3;
-    bool any = s->u.func.returns || (ps->vararg && ps->vararg->annotation) || (ps->kwarg && ps->kwarg->annotation);
-    for (int i = 0; i < ps->nparams + ps->nkwonly && !any; i++)
-        any = ps->params[i].annotation != NULL;
-    if (!any)
+    int total = (s->u.func.returns != NULL) + (ps->vararg && ps->vararg->annotation) +
+                (ps->kwarg && ps->kwarg->annotation);
+    for (int i = 0; i < ps->nparams + ps->nkwonly; i++)
+        total += ps->params[i].annotation != NULL;
+    if (total == 0)
         return;
+    if (total > 255)
+        total = 255;
     int save = fs->freereg;
     int base = alloc_regs(fs, 2 * total);
     int n = 0;
