@@ -767,7 +767,7 @@ static Value b_next(VM *vm, int argc, Value *argv, Dict *kwargs) {
 /* ------------------------------------------------------------------ */
 
 static bool isinstance_rec(VM *vm, Value obj, Value cls, int depth) {
-    if (is_type(vm, cls)) return vm_isinstance(vm, obj, (Type *)AS_OBJ(cls));
+    if (is_type(vm, cls)) return class_isinstance(vm, obj, (Type *)AS_OBJ(cls));
     if (IS_TUPLE(vm, cls) && depth < 1000) {
         Tuple *t = AS_TUPLE(cls);
         for (int64_t i = 0; i < t->len; i++)
@@ -784,7 +784,7 @@ static Value b_isinstance(VM *vm, int argc, Value *argv, Dict *kwargs) {
 }
 
 static bool issubclass_rec(VM *vm, Type *c, Value cls, int depth) {
-    if (is_type(vm, cls)) return type_is_subtype(c, (Type *)AS_OBJ(cls));
+    if (is_type(vm, cls)) return class_issubclass(vm, c, (Type *)AS_OBJ(cls));
     if (IS_TUPLE(vm, cls) && depth < 1000) {
         Tuple *t = AS_TUPLE(cls);
         for (int64_t i = 0; i < t->len; i++)

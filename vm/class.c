@@ -60,7 +60,7 @@ static Str *sym_or(VM *vm, Str *sym, const char *lit) {
 }
 
 static bool is_type(VM *vm, Value v) {
-    return IS_OBJ(v) && AS_OBJ(v)->type == vm->t_type;
+    return IS_OBJ(v) && (AS_OBJ(v)->type == vm->t_type || (AS_OBJ(v)->type->flags & TYPEF_METATYPE));
 }
 
 static bool is_notimpl(VM *vm, Value v) {
@@ -68,6 +68,17 @@ static bool is_notimpl(VM *vm, Value v) {
 }
 
 Value class_heap_lookup(VM *vm, Type *t, Str *name) {
+    if (t->mro) {
+        /* along the MRO, up to the first builtin class (whose C slots
+        ** give the behaviour from there on) */
+        for (int64_t i = 0; i < t->mro->len; i++) {
+            Type *x = (Type *)AS_OBJ(t->mro->items[i]);
+            if (!(x->flags & TYPE_HEAP)) break;
+            Value v = dict_get_str(vm, x->dict, name);
+            if (!IS_EMPTY(v)) return v;
+        }
+        return EMPTY_VAL;
+    }
     for (; t && (t->flags & TYPE_HEAP); t = t->base) {
         Value v = dict_get_str(vm, t->dict, name);
         if (!IS_EMPTY(v)) return v;
@@ -79,13 +90,29 @@ static Value heap_lookup_c(VM *vm, Type *t, const char *name) {
     return class_heap_lookup(vm, t, str_cstr(vm, name));
 }
 
-Value type_lookup(VM *vm, Type *t, Str *name) {
+/* type_lookup for classes with a stored MRO (multiple inheritance). */
+static __attribute__((noinline)) Value mro_lookup(VM *vm, Tuple *mro, Str *name) {
+    for (int64_t i = 0; i < mro->len; i++) {
+        Type *x = (Type *)AS_OBJ(mro->items[i]);
+        if (!x->dict) continue;
+        Value v = dict_get_str(vm, x->dict, name);
+        if (!IS_EMPTY(v)) return v;
+    }
+    return EMPTY_VAL;
+}
+
+/* type_lookup along a base chain (single inheritance: no stored MRO). */
+static __attribute__((noinline)) Value chain_lookup(VM *vm, Type *t, Str *name) {
     for (; t; t = t->base) {
         if (!t->dict) continue;
         Value v = dict_get_str(vm, t->dict, name);
         if (!IS_EMPTY(v)) return v;
     }
     return EMPTY_VAL;
+}
+
+Value type_lookup(VM *vm, Type *t, Str *name) {
+    return t && t->mro ? mro_lookup(vm, t->mro, name) : chain_lookup(vm, t, name);
 }
 
 Str *class_module_name(VM *vm, Type *t) {
@@ -114,7 +141,7 @@ Str *class_default_repr(VM *vm, Value v) {
 
 /* Does self's type give it an instance dict (Instance / ExcObj layout)? */
 static Instance *instance_of(Value self, Type *t) {
-    if (!IS_OBJ(self) || !(t->flags & (TYPE_HEAP | TYPE_EXCEPTION))) return NULL;
+    if (!IS_OBJ(self) || !(t->flags & (TYPE_HEAP | TYPE_EXCEPTION)) || (t->flags & TYPEF_METATYPE)) return NULL;
     return (Instance *)AS_OBJ(self);
 }
 
@@ -201,8 +228,10 @@ static Value bind_attr(VM *vm, Value attr, Value self, Type *t, Str *name) {
     if (!IS_OBJ(attr)) return attr;
     Type *at = AS_OBJ(attr)->type;
     if (at == vm->t_function) return bound_method_new(vm, self, attr);
-    if (at == vm->t_builtin_function)
-        return (AS_OBJ(attr)->flags & NATIVE_FLAG_METHOD) ? bound_method_new(vm, self, attr) : attr;
+    if (at == vm->t_builtin_function) {
+        if (!(AS_OBJ(attr)->flags & NATIVE_FLAG_METHOD)) return attr;
+        return bound_method_new(vm, class_native_self(vm, attr, self), attr);
+    }
     if (at == vm->t_staticmethod) return ((Wrapper *)AS_OBJ(attr))->func;
     if (at == vm->t_classmethod) return bound_method_new(vm, OBJ_VAL(t), ((Wrapper *)AS_OBJ(attr))->func);
     if (at == vm->t_property) return data_descr_get(vm, attr, self, t, name);
@@ -222,11 +251,24 @@ static Value special_instance_attr(VM *vm, Value self, Type *t, Str *name) {
     if (class_name_is(name, vm->sym_class, "__class__")) return OBJ_VAL(t);
     if (class_name_is(name, vm->sym_dict, "__dict__")) {
         Instance *inst = instance_of(self, t);
-        if (!inst) return EMPTY_VAL;
+        if (!inst || (t->flags & TYPEF_SLOTS)) return EMPTY_VAL;
         if (!inst->dict) inst->dict = dict_new(vm);
         return OBJ_VAL(inst->dict);
     }
     if (class_name_is(name, vm->sym_doc, "__doc__")) return NONE_VAL;
+    return EMPTY_VAL;
+}
+
+/* A builtin class's operator slot as a method (list.__getitem__), for the
+** first builtin class on t's MRO implementing it; EMPTY if none. */
+static Value builtin_slot_lookup(VM *vm, Type *t, Str *name) {
+    if (name->len < 6 || name->chars[0] != '_' || name->chars[1] != '_') return EMPTY_VAL;
+    MroIter it = mro_iter(t);
+    for (Type *x; (x = mro_next(&it));) {
+        if (x->flags & TYPE_HEAP) continue;
+        Value w = class_slot_wrapper(vm, x, name);
+        if (!IS_EMPTY(w)) return w;
+    }
     return EMPTY_VAL;
 }
 
@@ -253,7 +295,10 @@ Value generic_getattr(VM *vm, Value self, Str *name) {
         }
     }
     if (!IS_EMPTY(attr)) return bind_attr(vm, attr, self, t, name);
-    return special_instance_attr(vm, self, t, name);
+    Value sp = special_instance_attr(vm, self, t, name);
+    if (!IS_EMPTY(sp)) return sp;
+    attr = builtin_slot_lookup(vm, t, name);
+    return IS_EMPTY(attr) ? attr : bind_attr(vm, attr, self, t, name);
 }
 
 /* Setting obj.__class__ = C: only between classes of the same layout. */
@@ -318,9 +363,14 @@ void generic_setattr(VM *vm, Value self, Str *name, Value value) {
             return;
         }
     }
+    if ((t->flags & TYPEF_SLOTS) && !class_slots_allow(vm, t, name))
+        vm_raise_kind(vm, AttributeError, "'%s' object has no attribute '%s'", class_type_name(t), name->chars);
     if (IS_EMPTY(value)) {
-        if (!inst->dict || !dict_del(vm, inst->dict, STR_VAL(name)))
+        if (!inst->dict || !dict_del(vm, inst->dict, STR_VAL(name))) {
+            if ((t->flags & TYPE_HEAP) && class_slots_allow(vm, t, name))
+                vm_raise_kind(vm, AttributeError, "%s", name->chars); /* an unset slot */
             vm_raise_kind(vm, AttributeError, "'%s' object has no attribute '%s'", class_type_name(t), name->chars);
+        }
         return;
     }
     if (!inst->dict) inst->dict = dict_new(vm);
@@ -338,6 +388,7 @@ static Value heap_repr(VM *vm, Value self) {
     Value m = class_heap_lookup(vm, t, sym_or(vm, vm->sym_repr, "__repr__"));
     if (IS_EMPTY(m)) {
         Type *anc = class_ancestor(t);
+        if (t->flags & TYPEF_BOXED) return STR_VAL(vm_repr(vm, class_unbox(vm, self)));
         return anc->repr ? anc->repr(vm, self) : STR_VAL(class_default_repr(vm, self));
     }
     Value r = class_call_meth(vm, m, self, 0, NULL, NULL);
@@ -350,6 +401,7 @@ static Value heap_str(VM *vm, Value self) {
     Value m = class_heap_lookup(vm, t, sym_or(vm, vm->sym_str, "__str__"));
     if (IS_EMPTY(m)) {
         Type *anc = class_ancestor(t);
+        if (t->flags & TYPEF_BOXED) return STR_VAL(vm_str(vm, class_unbox(vm, self)));
         return anc->str ? anc->str(vm, self) : STR_VAL(vm_repr(vm, self));
     }
     Value r = class_call_meth(vm, m, self, 0, NULL, NULL);
@@ -363,6 +415,7 @@ static int64_t heap_hash(VM *vm, Value self) {
     if (IS_NONE(m)) vm_raise_kind(vm, TypeError, "unhashable type: '%s'", class_type_name(t));
     if (IS_EMPTY(m)) {
         Type *anc = class_ancestor(t);
+        if (t->flags & TYPEF_BOXED) return vm_hash(vm, class_unbox(vm, self));
         return anc->hash ? anc->hash(vm, self) : class_identity_hash(self);
     }
     Value r = class_call_meth(vm, m, self, 0, NULL, NULL);
@@ -392,6 +445,7 @@ static Value heap_compare(VM *vm, CmpOp op, Value a, Value b) {
         }
     }
     Type *anc = class_ancestor(t);
+    if (t->flags & TYPEF_BOXED) return class_boxed_compare(vm, op, a, b);
     return anc->compare ? anc->compare(vm, op, a, b) : EMPTY_VAL;
 }
 
@@ -402,6 +456,7 @@ Value class_heap_binop_side(VM *vm, BinOp op, Value a, Value b, bool right) {
     Value m = name ? class_heap_lookup(vm, t, name) : EMPTY_VAL;
     if (IS_EMPTY(m) || IS_NONE(m)) {
         Type *anc = class_ancestor(t);
+        if (t->flags & TYPEF_BOXED) return class_boxed_binop(vm, op, a, b);
         return anc->binop ? anc->binop(vm, op, a, b) : EMPTY_VAL;
     }
     Value r = class_call_meth(vm, m, self, 1, &other, NULL);
@@ -539,7 +594,13 @@ static Value heap_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs) 
 Value class_heap_getattr(VM *vm, Value self, Str *name) {
     Type *t = type_of(vm, self);
     Type *anc = class_ancestor(t);
-    Value v = anc->getattr ? anc->getattr(vm, self, name) : generic_getattr(vm, self, name);
+    Value v;
+    if (t->flags & TYPEF_GETATTRIBUTE)
+        v = class_getattribute_opt(vm, self, name);
+    else if (t->flags & TYPEF_BOXED)
+        v = class_boxed_getattr(vm, self, name);
+    else
+        v = anc->getattr ? anc->getattr(vm, self, name) : generic_getattr(vm, self, name);
     if (!IS_EMPTY(v)) return v;
     Value m = heap_lookup_c(vm, t, "__getattr__");
     if (IS_EMPTY(m) || IS_NONE(m)) return EMPTY_VAL;
@@ -574,7 +635,7 @@ static void heap_setattr(VM *vm, Value self, Str *name, Value value) {
     Value m = heap_lookup_c(vm, t, del ? "__delattr__" : "__setattr__");
     if (IS_EMPTY(m) || IS_NONE(m)) {
         Type *anc = class_ancestor(t);
-        if (anc->setattr)
+        if (anc->setattr && !(t->flags & TYPEF_BOXED))
             anc->setattr(vm, self, name, value);
         else
             generic_setattr(vm, self, name, value);
@@ -617,6 +678,10 @@ static Value heap_new(VM *vm, Type *cls, int argc, Value *argv, Dict *kwargs) {
         if ((argc > 0 || has_kw) && IS_EMPTY(initm))
             vm_raise_kind(vm, TypeError, "%s() takes no arguments", class_type_name(cls));
         obj = OBJ_VAL(gc_alloc_obj(vm, cls, sizeof(Instance)));
+    } else if (cls->flags & TYPEF_BOXED) {
+        obj = class_boxed_construct(vm, cls, anc, argc, argv, kwargs, !IS_EMPTY(initm));
+    } else if (cls->flags & TYPEF_METATYPE) {
+        obj = anc->new_(vm, cls, argc, argv, kwargs);
     } else {
         if (!anc->new_) vm_raise_kind(vm, TypeError, "cannot create '%s' instances", class_type_name(cls));
         obj = anc->new_(vm, cls, argc, argv, IS_EMPTY(initm) ? kwargs : NULL);
@@ -661,6 +726,8 @@ static void install_slots(VM *vm, Type *T) {
         T->mark = anc->mark;
         T->finalize = anc->finalize;
     }
+    if (T->flags & TYPEF_BOXED) class_boxed_slots(vm, T, anc);
+    if (T->flags & TYPEF_SLOTS) T->setattr = class_slots_setattr;
 #define HAS(n) (!IS_EMPTY(heap_lookup_c(vm, T, n)))
     if (HAS("__repr__")) T->repr = heap_repr;
     if (HAS("__str__")) T->str = heap_str;
@@ -677,6 +744,10 @@ static void install_slots(VM *vm, Type *T) {
     if (HAS("__neg__") || HAS("__pos__") || HAS("__invert__")) T->unop = heap_unop;
     if (HAS("__bool__")) T->truthy = heap_truthy;
     if (HAS("__len__")) T->len = heap_len;
+    if (HAS("__getattribute__")) {
+        T->flags |= TYPEF_GETATTRIBUTE;
+        T->getattr = class_heap_getattr;
+    }
     if (HAS("__getattr__")) T->getattr = class_heap_getattr;
     if (HAS("__setattr__") || HAS("__delattr__")) T->setattr = heap_setattr;
     if (HAS("__call__")) T->call = heap_call;
@@ -705,9 +776,9 @@ static void type_changed(VM *vm, Type *T, bool dunder, bool datadesc) {
     if (dunder) install_slots(vm, T);
     if (!(T->flags & TYPEF_HAS_SUBCLASSES)) return;
     for (Obj *o = vm->objects; o; o = o->gc_next) {
-        if (o->type != vm->t_type || o == &T->obj) continue;
+        if (!is_type(vm, OBJ_VAL(o)) || o == &T->obj) continue;
         Type *S = (Type *)o;
-        if (!type_is_subtype(S->base, T)) continue;
+        if (!type_is_subtype(S, T)) continue;
         S->version = class_next_version(vm);
         if (datadesc) S->flags |= TYPEF_DATADESC;
         if (dunder && (S->flags & TYPE_HEAP)) install_slots(vm, S);
@@ -728,35 +799,72 @@ static Value current_module_name(VM *vm) {
 }
 
 Value class_new(VM *vm, Str *name, Tuple *bases, Dict *ns) {
-    Type *base = vm->t_object;
+    return class_new_meta(vm, vm->t_type, name, bases, ns, NULL);
+}
+
+/* Can a heap class of layout ancestor anc exist? Instance layouts (object,
+** exceptions, foreign classes), boxed builtins, and type (metaclasses). */
+static bool acceptable_ancestor(VM *vm, Type *anc) {
+    return anc && (anc == vm->t_object || anc == vm->t_type || (anc->flags & (TYPE_EXCEPTION | TYPE_FOREIGN)) ||
+                   class_is_boxable(vm, anc));
+}
+
+/* The flags a class inherits from every class on its MRO. */
+static uint32_t inherited_flags(Type *T) {
+    uint32_t f = 0;
+    MroIter it = mro_iter(T);
+    mro_next(&it);
+    for (Type *x; (x = mro_next(&it));) {
+        f |= x->flags & (TYPE_EXCEPTION | TYPEF_DATADESC | TYPEF_METATYPE | TYPEF_GETATTRIBUTE);
+    }
+    return f;
+}
+
+/* Calls the __init_subclass__ found after T on its MRO, as a classmethod of T. */
+static void call_init_subclass(VM *vm, Type *T, Dict *kwargs) {
+    Str *s = str_cstr(vm, "__init_subclass__");
+    MroIter it = mro_iter(T);
+    mro_next(&it);
+    for (Type *x; (x = mro_next(&it));) {
+        Value f = x->dict ? dict_get_str(vm, x->dict, s) : EMPTY_VAL;
+        if (IS_EMPTY(f)) continue;
+        if (IS_OBJ(f) && AS_OBJ(f)->type == vm->t_classmethod) f = ((Wrapper *)AS_OBJ(f))->func;
+        if (IS_OBJ(f) && AS_OBJ(f)->type == vm->t_builtin_function && x == vm->t_object) {
+            if (kwargs && kwargs->count > 0)
+                vm_raise_kind(vm, TypeError, "%s.__init_subclass__() takes no keyword arguments", class_type_name(T));
+            return;
+        }
+        Value cls = OBJ_VAL(T);
+        class_call_prepend(vm, f, cls, 0, NULL, kwargs && kwargs->count > 0 ? kwargs : NULL);
+        return;
+    }
+}
+
+Value class_new_meta(VM *vm, Type *meta, Str *name, Tuple *bases, Dict *ns, Dict *kwargs) {
     int64_t nb = bases ? bases->len : 0;
     for (int64_t i = 0; i < nb; i++) {
         Value b = bases->items[i];
         if (!is_type(vm, b))
             vm_raise_kind(vm, TypeError, "bases must be types, not '%s'", vm_type_name(vm, b));
         Type *bt = (Type *)AS_OBJ(b);
-        if (bt == vm->t_object) continue;
-        if (base != vm->t_object && bt != base)
-            vm_raise_kind(vm, TypeError, "gpy supports single inheritance only");
-        if (base != vm->t_object && bt == base)
-            vm_raise_kind(vm, TypeError, "duplicate base class %s", class_type_name(bt));
-        base = bt;
+        if (!(bt->flags & (TYPE_HEAP | TYPE_BASETYPE)) || !acceptable_ancestor(vm, class_ancestor(bt)))
+            vm_raise_kind(vm, TypeError, "type '%s' is not an acceptable base type", class_type_name(bt));
     }
-    /* instances of a heap class are Instance or ExcObj (a Dict* right after
-    ** the header): only object, exception and foreign ancestors have that layout */
-    Type *anc = class_ancestor(base);
-    if (base != vm->t_object && (!(base->flags & (TYPE_HEAP | TYPE_BASETYPE)) || !anc ||
-                                 (anc != vm->t_object && !(anc->flags & (TYPE_EXCEPTION | TYPE_FOREIGN)))))
-        vm_raise_kind(vm, TypeError, "type '%s' is not an acceptable base type", class_type_name(base));
-
-    Type *T = gc_alloc_obj(vm, vm->t_type, sizeof(Type));
+    meta = class_calc_meta(vm, meta ? meta : vm->t_type, bases);
+    Type *T = gc_alloc_obj(vm, meta, sizeof(Type));
     T->name = name;
     T->cname = NULL;
-    T->base = base;
+    T->base = vm->t_object;
     T->dict = ns ? dict_copy(vm, ns) : dict_new(vm);
-    T->flags = TYPE_HEAP | TYPE_BASETYPE | (base->flags & (TYPE_EXCEPTION | TYPEF_DATADESC));
+    T->flags = TYPE_HEAP | TYPE_BASETYPE;
     T->version = class_next_version(vm);
+    T->mark = instance_mark;
     vm_push_root(vm, OBJ_VAL(T));
+    Type *base = class_setup_bases(vm, T, nb > 0 ? bases : NULL);
+    Type *anc = class_ancestor(base);
+    T->flags |= inherited_flags(T);
+    if (class_is_boxable(vm, anc)) T->flags |= TYPEF_BOXED;
+    if (anc == vm->t_type) T->flags |= TYPEF_METATYPE;
 
     Dict *d = T->dict;
     Str *s_qual = sym_or(vm, vm->sym_qualname, "__qualname__");
@@ -796,8 +904,12 @@ Value class_new(VM *vm, Str *name, Tuple *bases, Dict *ns) {
     if (!IS_EMPTY(dict_get_str(vm, d, str_cstr(vm, "__eq__"))) && IS_EMPTY(dict_get_str(vm, d, s_hash)))
         dict_set_str(vm, d, s_hash, NONE_VAL);
     if (dict_has_data_descr(vm, d)) T->flags |= TYPEF_DATADESC;
+    class_setup_slots(vm, T, d);
 
-    base->flags |= TYPEF_HAS_SUBCLASSES;
+    if (T->bases)
+        for (int64_t i = 0; i < T->bases->len; i++) ((Type *)AS_OBJ(T->bases->items[i]))->flags |= TYPEF_HAS_SUBCLASSES;
+    else
+        base->flags |= TYPEF_HAS_SUBCLASSES;
     install_slots(vm, T);
 
     /* __set_name__ of descriptors defined in the body */
@@ -811,14 +923,8 @@ Value class_new(VM *vm, Str *name, Tuple *bases, Dict *ns) {
         Value args[2] = {OBJ_VAL(T), k};
         class_call_meth(vm, m, v, 2, args, NULL);
     }
-    /* the base's __init_subclass__ (object's does nothing) */
-    Value isub = class_heap_lookup(vm, base, str_cstr(vm, "__init_subclass__"));
-    if (IS_OBJ(isub)) {
-        Value f = isub;
-        if (AS_OBJ(f)->type == vm->t_classmethod) f = ((Wrapper *)AS_OBJ(f))->func;
-        Value cls = OBJ_VAL(T);
-        vm_call(vm, f, 1, &cls);
-    }
+    /* the next __init_subclass__ on the MRO (object's does nothing) */
+    call_init_subclass(vm, T, kwargs);
     vm_pop_roots(vm, 1);
     return OBJ_VAL(T);
 }
@@ -830,15 +936,6 @@ static Value type_repr(VM *vm, Value self) {
     Str *mod = class_module_name(vm, t);
     if (mod) return STR_VAL(str_printf(vm, "<class '%s.%s'>", mod->chars, class_qualname(vm, t)->chars));
     return STR_VAL(str_printf(vm, "<class '%s'>", class_qualname(vm, t)->chars));
-}
-
-static Tuple *type_mro_tuple(VM *vm, Type *t) {
-    int64_t n = 0;
-    for (Type *x = t; x; x = x->base) n++;
-    Tuple *tu = tuple_new(vm, n);
-    int64_t i = 0;
-    for (Type *x = t; x; x = x->base) tu->items[i++] = OBJ_VAL(x);
-    return tu;
 }
 
 /* Binds a class attribute looked up on the class itself (C.attr). */
@@ -876,14 +973,10 @@ static Value type_special_attr(VM *vm, Type *T, Str *name) {
         return IS_EMPTY(d) ? NONE_VAL : d;
     }
     if (class_name_is(name, vm->sym_dict, "__dict__")) return OBJ_VAL(T->dict ? dict_copy(vm, T->dict) : dict_new(vm));
-    if (strcmp(n, "__bases__") == 0) {
-        if (!T->base) return OBJ_VAL(tuple_new(vm, 0));
-        Value b = OBJ_VAL(T->base);
-        return OBJ_VAL(tuple_from_array(vm, 1, &b));
-    }
+    if (strcmp(n, "__bases__") == 0) return OBJ_VAL(class_bases_tuple(vm, T));
     if (strcmp(n, "__base__") == 0) return T->base ? OBJ_VAL(T->base) : NONE_VAL;
-    if (strcmp(n, "__mro__") == 0) return OBJ_VAL(type_mro_tuple(vm, T));
-    if (class_name_is(name, vm->sym_class, "__class__")) return OBJ_VAL(vm->t_type);
+    if (strcmp(n, "__mro__") == 0) return OBJ_VAL(class_mro_tuple(vm, T));
+    if (class_name_is(name, vm->sym_class, "__class__")) return OBJ_VAL(T->obj.type);
     return EMPTY_VAL;
 }
 
@@ -892,12 +985,13 @@ static Value type_getattr(VM *vm, Value self, Str *name) {
     Value v = type_special_attr(vm, T, name);
     if (!IS_EMPTY(v)) return v;
     v = type_lookup(vm, T, name);
+    if (IS_EMPTY(v)) v = builtin_slot_lookup(vm, T, name);
     if (!IS_EMPTY(v)) return type_bind(vm, v, T);
-    /* methods of `type` itself (mro, __subclasses__), bound to the class */
-    if (vm->t_type->dict) {
-        v = dict_get_str(vm, vm->t_type->dict, name);
-        if (!IS_EMPTY(v)) return is_method_native(vm, v) ? bound_method_new(vm, self, v) : v;
-    }
+    /* attributes of the metaclass (type's mro, __subclasses__, a
+    ** metaclass's methods), bound to the class */
+    Type *meta = T->obj.type;
+    v = type_lookup(vm, meta, name);
+    if (!IS_EMPTY(v)) return bind_attr(vm, v, self, meta, name);
     return EMPTY_VAL;
 }
 
@@ -937,10 +1031,9 @@ static void type_setattr(VM *vm, Value self, Str *name, Value value) {
 
 /* type(x) -> its type; type(name, bases, dict) -> a new class. */
 static Value type_new(VM *vm, Type *cls, int argc, Value *argv, Dict *kwargs) {
-    (void)cls;
     bool has_kw = kwargs && kwargs->count > 0;
-    if (argc == 1 && !has_kw) return OBJ_VAL(vm_typeof(vm, argv[0]));
-    if (argc == 3 && !has_kw) {
+    if (argc == 1 && !has_kw && cls == vm->t_type) return OBJ_VAL(vm_typeof(vm, argv[0]));
+    if (argc == 3) {
         if (!IS_STR(vm, argv[0]))
             vm_raise_kind(vm, TypeError, "type.__new__() argument 1 must be str, not %s", vm_type_name(vm, argv[0]));
         if (!IS_TUPLE(vm, argv[1]))
@@ -948,8 +1041,9 @@ static Value type_new(VM *vm, Type *cls, int argc, Value *argv, Dict *kwargs) {
                           vm_type_name(vm, argv[1]));
         if (!IS_DICT(vm, argv[2]))
             vm_raise_kind(vm, TypeError, "type.__new__() argument 3 must be dict, not %s", vm_type_name(vm, argv[2]));
-        return class_new(vm, AS_STR(argv[0]), AS_TUPLE(argv[1]), AS_DICT(argv[2]));
+        return class_new_meta(vm, cls, AS_STR(argv[0]), AS_TUPLE(argv[1]), AS_DICT(argv[2]), kwargs);
     }
+    if (cls != vm->t_type) vm_raise_kind(vm, TypeError, "type.__new__() takes exactly 3 arguments (%d given)", argc);
     vm_raise_kind(vm, TypeError, "type() takes 1 or 3 arguments");
 }
 
@@ -963,7 +1057,7 @@ static Value type_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs) 
 static Value type_m_mro(VM *vm, int argc, Value *argv, Dict *kwargs) {
     arg_no_kwargs(vm, "mro", kwargs);
     arg_count(vm, "mro", argc, 1, 1);
-    Tuple *t = type_mro_tuple(vm, (Type *)AS_OBJ(argv[0]));
+    Tuple *t = class_mro_tuple(vm, (Type *)AS_OBJ(argv[0]));
     List *l = list_new(vm, t->len);
     for (int64_t i = 0; i < t->len; i++) list_append(vm, l, t->items[i]);
     return OBJ_VAL(l);
@@ -977,7 +1071,7 @@ static Value type_m_subclasses(VM *vm, int argc, Value *argv, Dict *kwargs) {
     if (!(T->flags & TYPEF_HAS_SUBCLASSES)) return OBJ_VAL(l);
     /* the object list is newest first; Python lists subclasses oldest first */
     for (Obj *o = vm->objects; o; o = o->gc_next)
-        if (o->type == vm->t_type && ((Type *)o)->base == T && (((Type *)o)->flags & TYPE_HEAP))
+        if (is_type(vm, OBJ_VAL(o)) && (((Type *)o)->flags & TYPE_HEAP) && class_has_base((Type *)o, T))
             list_append(vm, l, OBJ_VAL(o));
     for (int64_t i = 0, j = l->len - 1; i < j; i++, j--) {
         Value tmp = l->items[i];
@@ -1074,7 +1168,7 @@ static Value object_m_new(VM *vm, int argc, Value *argv, Dict *kwargs) {
     }
     Type *anc = class_ancestor(cls);
     if (anc == vm->t_object) return OBJ_VAL(gc_alloc_obj(vm, cls, sizeof(Instance)));
-    if (!(cls->flags & TYPE_HEAP) || !anc->new_)
+    if (!(cls->flags & TYPE_HEAP) || !anc->new_ || (cls->flags & (TYPEF_BOXED | TYPEF_METATYPE)))
         vm_raise_kind(vm, TypeError, "object.__new__(%s) is not safe, use %s.__new__()", class_type_name(cls),
                       class_type_name(anc));
     return anc->new_(vm, cls, argc - 1, argv + 1, NULL);
@@ -1324,16 +1418,19 @@ static Value super_getattr(VM *vm, Value self, Str *name) {
     Super *s = (Super *)AS_OBJ(self);
     bool class_level = is_type(vm, s->self) && (Type *)AS_OBJ(s->self) == s->selftype;
     if (!class_name_is(name, vm->sym_class, "__class__")) {
-        Type *t = s->selftype;
-        while (t && t != s->thisclass) t = t->base;
-        for (t = t ? t->base : NULL; t; t = t->base) {
+        /* the classes after thisclass on the MRO of type(self) */
+        MroIter it = mro_iter(s->selftype);
+        for (Type *t; (t = mro_next(&it)) && t != s->thisclass;) {
+        }
+        for (Type *t; (t = mro_next(&it));) {
             if (!t->dict) continue;
             Value v = dict_get_str(vm, t->dict, name);
+            if (IS_EMPTY(v) && !(t->flags & TYPE_HEAP)) v = class_slot_wrapper(vm, t, name);
             if (IS_EMPTY(v)) continue;
             if (!IS_OBJ(v)) return v;
             Type *at = AS_OBJ(v)->type;
-            if (at == vm->t_function || is_method_native(vm, v))
-                return class_level ? v : bound_method_new(vm, s->self, v);
+            if (at == vm->t_function) return class_level ? v : bound_method_new(vm, s->self, v);
+            if (is_method_native(vm, v)) return class_level ? v : bound_method_new(vm, class_native_self(vm, v, s->self), v);
             if (at == vm->t_staticmethod) return ((Wrapper *)AS_OBJ(v))->func;
             if (at == vm->t_classmethod) return bound_method_new(vm, OBJ_VAL(s->selftype), ((Wrapper *)AS_OBJ(v))->func);
             if (at == vm->t_property) return class_level ? v : data_descr_get(vm, v, s->self, s->selftype, name);
@@ -1528,12 +1625,13 @@ void class_init(VM *vm) {
     add_wrapped_native(vm, o, vm->t_classmethod, "__init_subclass__", object_m_init_subclass);
 
     Type *t = vm->t_type;
+    t->flags |= TYPE_BASETYPE;
     t->new_ = type_new;
     t->call = type_call;
     t->repr = type_repr;
     t->getattr = type_getattr;
     t->setattr = type_setattr;
-    t->mark = NULL; /* gc.c traces a type's name, base and dict itself */
+    t->mark = class_type_mark; /* gc.c traces name, base and dict of exact types; this all of a type's fields */
     type_add_method(vm, t, "mro", type_m_mro);
     type_add_method(vm, t, "__subclasses__", type_m_subclasses);
 
@@ -1563,6 +1661,13 @@ void class_init(VM *vm) {
     cm->getattr = funcwrap_getattr;
     cm->repr = funcwrap_repr;
     cm->mark = wrapper_mark;
+
+    class_meta_init(vm);
+    Type *mutables[] = {vm->t_list, vm->t_dict, vm->t_set};
+    Type *immutables[] = {vm->t_str, vm->t_int, vm->t_float, vm->t_tuple, vm->t_frozenset};
+    for (size_t i = 0; i < 3; i++) class_allow_subclass(vm, mutables[i], true);
+    for (size_t i = 0; i < 5; i++) class_allow_subclass(vm, immutables[i], false);
+    class_numeric_dunders(vm);
 
     Type *it = type_new_builtin(vm, "iterator", vm->t_object, 0);
     it->iter = seqiter_iter;

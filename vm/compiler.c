@@ -1521,6 +1521,116 @@ static void lambda_to(FuncState *fs, AstNode *e, int target)
     fs->freereg = save;
 }
 
+/* ---- annotations: a class or module body with `name: T` statements gets
+** an __annotations__ dict first; each simple annotation is stored in it in
+** order. A def's annotations become its __annotations__. */
+
+static bool has_annotations(AstList *l)
+{
+    for (int i = 0; i < l->len; i++) {
+        AstNode *s = l->items[i];
+        switch (s->kind) {
+        case AST_ANNASSIGN: if (s->u.annassign.simple) return true; break;
+        case AST_IF: if (has_annotations(&s->u.if_.body) || has_annotations(&s->u.if_.orelse)) return true; break;
+        case AST_WHILE: if (has_annotations(&s->u.while_.body) || has_annotations(&s->u.while_.orelse)) return true; break;
+        case AST_FOR: if (has_annotations(&s->u.for_.body) || has_annotations(&s->u.for_.orelse)) return true; break;
+        case AST_WITH: if (has_annotations(&s->u.with.body)) return true; break;
+        case AST_TRY:
+            if (has_annotations(&s->u.try_.body) || has_annotations(&s->u.try_.orelse) ||
+                has_annotations(&s->u.try_.finalbody))
+                return true;
+            for (int h = 0; h < s->u.try_.handlers.len; h++)
+                if (has_annotations(&s->u.try_.handlers.items[h]->u.handler.body)) return true;
+            break;
+        default: break;
+        }
+    }
+    return false;
+}
+
+/* A class body starting with a string literal: that is its __doc__. */
+static void set_class_doc(FuncState *fs, AstList *body)
+{
+    AstNode *s = body->len ? body->items[0] : NULL;
+    if (!s || s->kind != AST_EXPR || !s->u.expr.value || s->u.expr.value->kind != AST_STR)
+        return;
+    int save = fs->freereg;
+    int r = alloc_reg(fs);
+    load_const(fs, OBJ_VAL(str_new(fs->vm, s->u.expr.value->u.str.s, s->u.expr.value->u.str.len)), r);
+    store_name(fs, "__doc__", r);
+    fs->freereg = save;
+}
+
+static void setup_annotations(FuncState *fs, AstList *body)
+{
+    if (!has_annotations(body))
+        return;
+    int save = fs->freereg;
+    int r = alloc_reg(fs);
+    emit_abc(fs, OP_BUILD_DICT, r, r, 0);
+    store_name(fs, "__annotations__", r);
+    fs->freereg = save;
+}
+
+/* `target: annotation` in a class or module body (functions skip it). */
+static void compile_annotation(FuncState *fs, AstNode *s)
+{
+    if (fs->scope->kind != SCOPE_CLASS && fs->scope->kind != SCOPE_MODULE)
+        return;
+    int save = fs->freereg;
+    int r = alloc_reg(fs);
+    expr_to(fs, s->u.annassign.annotation, r);
+    AstNode *t = s->u.annassign.target;
+    if (s->u.annassign.simple && t->kind == AST_NAME) {
+        int d = alloc_reg(fs), k = alloc_reg(fs);
+        load_name(fs, "__annotations__", d);
+        load_const(fs, OBJ_VAL(str_intern(fs->vm, t->u.name.id, strlen(t->u.name.id))), k);
+        emit_abc(fs, OP_SETITEM, d, k, r);
+    }
+    fs->freereg = save;
+}
+
+static int add_param_annotation(FuncState *fs, AstParam *p, int base, int n)
+{
+    if (!p || !p->annotation || n >= 255)
+        return n;
+    load_const(fs, OBJ_VAL(str_intern(fs->vm, p->name, strlen(p->name))), base + 2 * n);
+    expr_to(fs, p->annotation, base + 2 * n + 1);
+    return n + 1;
+}
+
+/* fn.__annotations__ = {param: annotation, ..., 'return': annotation} */
+static void set_function_annotations(FuncState *fs, AstNode *s, int fn)
+{
+    AstParams *ps = &s->u.func.params;
+    int total = (s->u.func.returns != NULL) + (ps->vararg && ps->vararg->annotation) +
+                (ps->kwarg && ps->kwarg->annotation);
+    for (int i = 0; i < ps->nparams + ps->nkwonly; i++)
+        total += ps->params[i].annotation != NULL;
+    if (total == 0)
+        return;
+    if (total > 255)
+        total = 255;
+    int save = fs->freereg;
+    int base = alloc_regs(fs, 2 * total);
+    int n = 0;
+    for (int i = 0; i < ps->nparams; i++)
+        n = add_param_annotation(fs, &ps->params[i], base, n);
+    n = add_param_annotation(fs, ps->vararg, base, n);
+    for (int i = ps->nparams; i < ps->nparams + ps->nkwonly; i++)
+        n = add_param_annotation(fs, &ps->params[i], base, n);
+    n = add_param_annotation(fs, ps->kwarg, base, n);
+    if (s->u.func.returns && n < 255) {
+        load_const(fs, OBJ_VAL(str_intern(fs->vm, "return", 6)), base + 2 * n);
+        expr_to(fs, s->u.func.returns, base + 2 * n + 1);
+        n++;
+    }
+    int d = alloc_reg(fs);
+    emit_abc(fs, OP_BUILD_DICT, d, base, n);
+    emit_x(fs, OP_SET_ATTR, fn, d, 0, (uint32_t)name_const(fs, "__annotations__"));
+    fs->freereg = save;
+}
+
 static void compile_def(FuncState *fs, AstNode *s)
 {
     int save = fs->freereg;
@@ -1543,6 +1653,7 @@ static void compile_def(FuncState *fs, AstNode *s)
         emit_abc(fs, OP_SET_DEFAULTS, fn, dreg, 0);
     if (kreg >= 0)
         emit_abc(fs, OP_SET_KWDEFAULTS, fn, kreg, 0);
+    set_function_annotations(fs, s, fn);
     compile_decorated_store(fs, decos, decobase, fn, s->u.func.name);
     fs->freereg = save;
 }
@@ -1551,17 +1662,17 @@ static void compile_class(FuncState *fs, AstNode *s)
 {
     int save = fs->freereg;
     AstList *decos = &s->u.cls.decorators;
-    for (int i = 0; i < s->u.cls.keywords.len; i++) {
-        AstNode *k = s->u.cls.keywords.items[i];
-        error_at(fs, k, "class keyword arguments are not supported by gpy ('%s')",
-                 k->u.keyword.name ? k->u.keyword.name : "**");
-    }
+    AstList *kws = &s->u.cls.keywords;
+    for (int i = 0; i < kws->len; i++)
+        if (!kws->items[i]->u.keyword.name)
+            error_at(fs, kws->items[i], "class keyword arguments are not supported by gpy ('%s')", "**");
     int decobase = alloc_regs(fs, decos->len);
     for (int i = 0; i < decos->len; i++)
         expr_to(fs, decos->items[i], decobase + i);
     fs->line = s->line, fs->col = s->col;
     AstList *bases = &s->u.cls.bases;
-    int base = alloc_regs(fs, 2 + bases->len);
+    /* fn, name, bases..., then (when keywords) their names tuple and values */
+    int base = alloc_regs(fs, 2 + bases->len + (kws->len ? 1 + kws->len : 0));
     Scope *child = scope_child(fs->scope, s);
     if (!child) {
         error_at(fs, s, "internal error: no scope for class%s", "");
@@ -1574,8 +1685,19 @@ static void compile_class(FuncState *fs, AstNode *s)
             error_at(fs, bases->items[i], "starred base classes are not supported%s", "");
         expr_to(fs, bases->items[i], base + 2 + i);
     }
+    if (kws->len) {
+        Value *names = comp_xrealloc(fs->vm, NULL, (size_t)kws->len * sizeof(Value));
+        for (int i = 0; i < kws->len; i++) {
+            const char *kn = kws->items[i]->u.keyword.name ? kws->items[i]->u.keyword.name : "";
+            names[i] = OBJ_VAL(str_intern(fs->vm, kn, strlen(kn)));
+        }
+        load_const(fs, OBJ_VAL(tuple_from_array(fs->vm, kws->len, names)), base + 2 + bases->len);
+        free(names);
+        for (int i = 0; i < kws->len; i++)
+            expr_to(fs, kws->items[i]->u.keyword.value, base + 3 + bases->len + i);
+    }
     fs->line = s->line, fs->col = s->col;
-    emit_abc(fs, OP_BUILD_CLASS, base, 0, bases->len);
+    emit_abc(fs, OP_BUILD_CLASS, base, kws->len, bases->len);
     compile_decorated_store(fs, decos, decobase, base, s->u.cls.name);
     fs->freereg = save;
 }
@@ -1736,6 +1858,7 @@ static void compile_stmt(FuncState *fs, AstNode *s)
             expr_to(fs, s->u.annassign.value, r);
             assign_to(fs, s->u.annassign.target, r);
         }
+        compile_annotation(fs, s);
         break;
     case AST_IF: compile_if(fs, s); break;
     case AST_WHILE: compile_while(fs, s); break;
@@ -2072,6 +2195,8 @@ static Proto *compile_function(FuncState *parent, Scope *scope, AstNode *node, c
         nm = str_cstr(fs.vm, name);
         flags = PROTO_CLASS;
         emit_cells(&fs);
+        set_class_doc(&fs, &node->u.cls.body);
+        setup_annotations(&fs, &node->u.cls.body);
         compile_stmts(&fs, &node->u.cls.body);
         if (scope->class_cell)
             emit_abc(&fs, OP_RETURN, 0, 0, 0);
@@ -2197,6 +2322,7 @@ Proto *comp_module(VM *vm, Source *src, AstNode *module, ParseMode mode, SyntaxE
         expr_to(&fs, body->items[0]->u.expr.value, r);
         emit_abc(&fs, OP_RETURN, r, 0, 0);
     } else {
+        setup_annotations(&fs, body);
         compile_stmts(&fs, body);
     }
     emit_abc(&fs, OP_RETURN_NONE, 0, 0, 0);

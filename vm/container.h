@@ -14,9 +14,11 @@
 ** in progress", so that a self-referencing container prints [...] / {...}. */
 #define OBJ_FLAG_REPR_BUSY 0x80
 
-/* Instance checks that accept user subclasses (same C layout). */
+/* Instance checks that accept builtin subtypes of the same C layout (user
+** subclasses are boxed: class_builtin_sub.c). */
 static inline bool ctr_is(Value v, Type *t) {
-    return IS_OBJ(v) && (AS_OBJ(v)->type == t || type_is_subtype(AS_OBJ(v)->type, t));
+    return IS_OBJ(v) && (AS_OBJ(v)->type == t ||
+                         (!(AS_OBJ(v)->type->flags & TYPE_HEAP) && type_is_subtype(AS_OBJ(v)->type, t)));
 }
 static inline bool ctr_is_anyset(VM *vm, Value v) {
     return ctr_is(v, vm->t_set) || ctr_is(v, vm->t_frozenset);

@@ -89,6 +89,7 @@ void native_check_self(VM *vm, NativeFunction *nf, int argc, Value *argv) {
     if (!vm_isinstance(vm, argv[0], t))
         vm_raise_kind(vm, TypeError, "descriptor '%s' for '%s' objects doesn't apply to a '%s' object", nf->name,
                       class_type_name(t), vm_type_name(vm, argv[0]));
+    argv[0] = class_native_self(vm, OBJ_VAL(nf), argv[0]); /* list.append(my_list_subclass_instance, x) */
 }
 
 /* =================================================================== helpers */

@@ -461,14 +461,18 @@ static NOINLINE Value make_function(VM *vm, Frame *f, Proto *p) {
 
 /* BUILD_CLASS: runs the body function with a fresh namespace as its
 ** locals, then makes the class; a returned Cell (__class__) gets it. */
-static NOINLINE Value build_class(VM *vm, Frame *frame, Value *ra, int nbases) {
+static NOINLINE Value build_class(VM *vm, Frame *frame, Value *ra, int nbases, int nkw) {
     if (!IS_OBJ(ra[0]) || AS_OBJ(ra[0])->type != vm->t_function)
         vm_raise_kind(vm, SystemError, "BUILD_CLASS without a body function");
     Function *body = (Function *)AS_OBJ(ra[0]);
     Str *name = IS_STR(vm, ra[1]) ? AS_STR(ra[1]) : body->name;
     Tuple *bases = tuple_from_array(vm, nbases, ra + 2);
     vm_push_root(vm, OBJ_VAL(bases));
-    Dict *ns = dict_new(vm);
+    Dict *kw = nkw ? interp_kwargs_dict(vm, AS_TUPLE(ra[2 + nbases]), ra + 3 + nbases, nkw) : NULL;
+    vm_push_root(vm, kw ? OBJ_VAL(kw) : NONE_VAL);
+    Value meta = EMPTY_VAL; /* the metaclass (class.c picks it and runs __prepare__) */
+    Dict *ns = class_prepare(vm, &meta, name, bases, kw);
+    vm_push_root(vm, meta);
     vm_push_root(vm, OBJ_VAL(ns));
     Value modname = dict_get_str(vm, frame->globals, vm->sym_name);
     if (!IS_EMPTY(modname)) dict_set_str(vm, ns, vm->sym_module, modname);
@@ -484,9 +488,9 @@ static NOINLINE Value build_class(VM *vm, Frame *frame, Value *ra, int nbases) {
     f->locals = ns;
     Value r = interp_run(vm, EMPTY_VAL);
     vm_push_root(vm, r);
-    Value cls = class_new(vm, name, bases, ns);
+    Value cls = class_build(vm, meta, name, bases, ns, kw);
     if (IS_OBJ(r) && AS_OBJ(r)->type == vm->t_cell) ((Cell *)AS_OBJ(r))->value = cls;
-    vm_pop_roots(vm, 3);
+    vm_pop_roots(vm, 5);
     return cls;
 }
 
@@ -2202,7 +2206,7 @@ return_special:
     vmcase(BUILD_CLASS) {
         SAVEPC();
         SAFEPOINT();
-        rv = build_class(vm, frame, RA_, C_);
+        rv = build_class(vm, frame, RA_, C_, B_);
         *RA_ = rv;
         vmnext();
     }

@@ -108,6 +108,8 @@ struct Type {
     bool (*contains)(VM *vm, Value self, Value item);
     void (*mark)(VM *vm, Obj *self);
     void (*finalize)(VM *vm, Obj *self);
+    Tuple *mro;   /* heap classes: the C3 method resolution order (self first); NULL: the base chain */
+    Tuple *bases; /* heap classes: the bases as written; NULL: (base,) */
 };
 
 /* ---- strings: immutable UTF-8; hash computed at creation ---- */

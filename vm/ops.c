@@ -30,6 +30,11 @@ const char *vm_type_name(VM *vm, Value v) {
 }
 
 bool type_is_subtype(Type *t, Type *base) {
+    if (t && t->mro) {
+        for (int64_t i = 0; i < t->mro->len; i++)
+            if (AS_OBJ(t->mro->items[i]) == &base->obj) return true;
+        return false;
+    }
     for (; t; t = t->base)
         if (t == base) return true;
     return false;
@@ -40,7 +45,7 @@ bool vm_isinstance(VM *vm, Value v, Type *t) {
     Type *vt = vm_typeof(vm, v);
     if (vt == t) return true;
     if (IS_BOOL(v) && t == vm->t_int) return true; /* bool subclasses int */
-    return type_is_subtype(vt->base, t);
+    return type_is_subtype(vt, t);
 }
 
 /* Enters one level of C recursion (repr, comparison, hash of nested
@@ -415,6 +420,7 @@ Str *vm_format(VM *vm, Value v, Str *spec) {
                 vm_raise_kind(vm, TypeError, "__format__ must return a str, not %s", vm_type_name(vm, r));
             return AS_STR(r);
         }
+        if (t->flags & TYPEF_BOXED) return vm_format(vm, class_unbox(vm, v), spec);
     }
     if (empty) return vm_str(vm, v);
     vm_raise_kind(vm, TypeError, "unsupported format string passed to %s.__format__", class_type_name(t));
@@ -574,6 +580,7 @@ int64_t vm_to_index(VM *vm, Value v) {
     if (IS_INTLIKE(v)) return AS_INTLIKE(v);
     Type *t = vm_typeof(vm, v);
     if (t->flags & TYPE_HEAP) {
+        if ((t->flags & TYPEF_BOXED) && IS_INTLIKE(class_unbox(vm, v))) return AS_INTLIKE(class_unbox(vm, v));
         Value m = class_heap_lookup(vm, t, str_cstr(vm, "__index__"));
         if (!IS_EMPTY(m)) {
             Value r = class_call_meth(vm, m, v, 0, NULL, NULL);

@@ -536,6 +536,19 @@ Type *type_new_builtin(VM *vm, const char *name, Type *base, uint32_t flags);
 Type *type_new_builtin_sized(VM *vm, const char *name, Type *base, uint32_t flags, size_t size);
 /* class statement: name, bases tuple, namespace dict -> new class */
 Value class_new(VM *vm, Str *name, Tuple *bases, Dict *ns);
+/* class statement with metaclass and keywords: class_prepare picks the
+** metaclass (*meta, keyword "metaclass" taken out of kwargs) and returns the
+** namespace (its __prepare__); class_build makes the class from it. */
+Dict *class_prepare(VM *vm, Value *meta, Str *name, Tuple *bases, Dict *kwargs);
+Value class_build(VM *vm, Value meta, Str *name, Tuple *bases, Dict *ns, Dict *kwargs);
+/* A builtin type opts in to subclassing by class statements (list, int ...):
+** instances of such subclasses carry the builtin value and a __dict__.
+** init_fills: a mutable container whose __init__ (re)fills the value
+** (list, dict, set); otherwise the value is fixed by __new__ (int, str ...). */
+void class_allow_subclass(VM *vm, Type *t, bool init_fills);
+/* isinstance/issubclass with a metaclass's __instancecheck__/__subclasscheck__. */
+bool class_isinstance(VM *vm, Value obj, Type *cls);
+bool class_issubclass(VM *vm, Type *c, Type *cls);
 /* Looks name up in t and its bases; EMPTY if absent. */
 Value type_lookup(VM *vm, Type *t, Str *name);
 /* object's generic attribute protocol (instance dict, then class, binding

@@ -19,7 +19,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-PROGRAMS = ["fib", "loop", "float_list", "matmul", "trees", "words"]
+PROGRAMS = ["fib", "loop", "float_list", "matmul", "trees", "words", "classes"]
 
 
 def timed(cmd, runs):
