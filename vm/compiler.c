@@ -16,7 +16,7 @@
 #include "opcodes.h"
 #include "scope.h"
 #include "vm.h"
-#include "complex.h"
+#include "complex_num.h"
 
 typedef enum FBlockKind { FB_LOOP, FB_FINALLY, FB_WITH, FB_HANDLER } FBlockKind;
 

@@ -21,7 +21,7 @@
 #include "str_private.h"
 #include "unicode.h"
 #include "vm.h"
-#include "complex.h"
+#include "complex_num.h"
 
 /* ================================================================ StrBuf helpers */
 

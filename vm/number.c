@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "container.h"
-#include "complex.h"
+#include "complex_num.h"
 
 #define TWO63 9223372036854775808.0 /* 2**63 as a double */
 

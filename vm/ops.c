@@ -12,7 +12,7 @@
 
 #include "class_internal.h"
 #include "cstack.h"
-#include "complex.h"
+#include "complex_num.h"
 
 /* ------------------------------------------------------------------ types */
 

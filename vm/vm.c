@@ -12,7 +12,7 @@
 #include <sys/mman.h>
 
 #include "vm.h"
-#include "complex.h"
+#include "complex_num.h"
 
 #define STACK_VALUES ((size_t)1 << 22) /* 64 MiB of address space; pages are touched lazily */
 #define MAX_RECURSION_LIMIT 100000     /* the most sys.setrecursionlimit may allow */

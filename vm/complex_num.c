@@ -1,10 +1,10 @@
 /*
-** complex.c — the complex type: construction (numbers, strings,
+** complex_num.c — the complex type: construction (numbers, strings,
 ** __complex__), arithmetic with int/float/complex, hashing, repr.
 ** An int or float operand is promoted to complex(x, 0.0) first, as CPython
 ** 3.11 does, so e.g. complex(inf, 0) * 2 gives (inf+nanj) there and here.
 */
-#include "complex.h"
+#include "complex_num.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -1,12 +1,12 @@
 /*
-** complex.h — Python's complex number: a boxed pair of doubles (ints and
+** complex_num.h — Python's complex number: a boxed pair of doubles (ints and
 ** floats stay unboxed in the Value; complex numbers are rare enough on the
 ** host that one small allocation each costs nothing that matters).
 ** The arithmetic follows CPython's (promotion of int/float to complex,
 ** its division and power algorithms), so results agree bit for bit.
 */
-#ifndef GPY_COMPLEX_H
-#define GPY_COMPLEX_H
+#ifndef GPY_COMPLEX_NUM_H
+#define GPY_COMPLEX_NUM_H
 
 #include "vm.h"
 
