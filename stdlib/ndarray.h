@@ -53,7 +53,8 @@ Value nd_dtype_object(VM *vm, NDType dt);
 /* The numpy scalar type object for dt (np.float32, ...). */
 Value nd_scalar_type(VM *vm, NDType dt);
 /* True for float16/32/64; for signed ints; for unsigned ints. */
-static inline bool nd_is_float(NDType dt) { return dt >= ND_FLOAT16; }
+static inline bool nd_is_float(NDType dt) { return dt >= ND_FLOAT16 && dt <= ND_FLOAT64; }
+static inline bool nd_is_complex(NDType dt) { return dt == ND_COMPLEX64 || dt == ND_COMPLEX128; }
 static inline bool nd_is_signed(NDType dt) { return dt >= ND_INT8 && dt <= ND_INT64; }
 static inline bool nd_is_unsigned(NDType dt) { return dt >= ND_UINT8 && dt <= ND_UINT64; }
 
