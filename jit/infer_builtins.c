@@ -47,6 +47,7 @@ static const JitPath paths[] = {
     CALL("range", JB_RANGE, 1, 3), CALL("len", JB_LEN, 1, 1), CALL("min", JB_MIN, 1, 64),
     CALL("max", JB_MAX, 1, 64), CALL("abs", JB_ABS, 1, 1), CALL("round", JB_ROUND, 1, 2),
     CALL("int", JB_INT, 1, 1), CALL("float", JB_FLOAT, 1, 1), CALL("bool", JB_BOOL, 1, 1),
+    CALL("complex", JB_COMPLEX, 0, 2),
     CALL("math.sqrt", JB_MATH_SQRT, 1, 1), CALL("math.exp", JB_MATH_EXP, 1, 1),
     CALL("math.log", JB_MATH_LOG, 1, 1), CALL("math.log2", JB_MATH_LOG2, 1, 1),
     CALL("math.log10", JB_MATH_LOG10, 1, 1), CALL("math.pow", JB_MATH_POW, 2, 2),

@@ -828,6 +828,7 @@ Value nd_round(VM *vm, Value v, int64_t dec) {
     if (dec < INT32_MIN) vm_raise_kind(vm, OverflowError, "signed integer is less than minimum");
     if (dec == 0) return unary(vm, V_RINT, v);
     NDArray *A = nd_from_value(vm, v, -1);
+    if (nd_is_complex(A->dtype)) vm_raise_kind(vm, TypeError, "gpy's numpy cannot round complex arrays");
     if (!nd_is_float(A->dtype) && dec >= 0) return nd_result(vm, nd_copy(vm, A));
     vm_push_root(vm, OBJ_VAL(A));
     NDArray *R = nd_copy(vm, A);

@@ -106,9 +106,7 @@ bool nd_int_fits(NDType dt, int64_t i);
 void nd_store_value(VM *vm, NDType dt, void *p, Value v);
 /* The Python value of an element (int/float/bool) for tolist()/item(). */
 Value nd_load_value(VM *vm, NDType dt, const void *p);
-/* Complex elements: any dtype read as (re, im); a store into a real dtype
-** keeps the real part (numpy's cast). */
-void nd_load_c(NDType dt, const void *p, double *re, double *im);
+/* Complex elements: a store into a real dtype keeps the real part (numpy's cast). */
 void nd_store_c(NDType dt, void *p, double re, double im);
 /* ---- nd_complex.c: complex64/complex128 ---- */
 /* Stores a Python value (number, complex, numpy scalar, str) into a complex dtype. */

@@ -78,6 +78,8 @@ void nd_update_flags(NDArray *a);
 /* Element i (flat, C order) read as double / written from double; for code
 ** that is not speed-critical (printing, conversions). */
 double nd_get_double(NDArray *a, int64_t flat);
+/* Element at p of any dtype as a complex pair (imaginary 0 for real dtypes). */
+void nd_load_c(NDType dt, const void *p, double *re, double *im);
 /* A numpy scalar (np.float32(1.5), np.int64(3), np.True_) for dtype dt
 ** holding the element at p. */
 Value nd_scalar_from_ptr(VM *vm, NDType dt, const void *p);
