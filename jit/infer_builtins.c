@@ -18,6 +18,8 @@
 static const JitPath paths[] = {
     NS("cuda"), NS("cuda.threadIdx"), NS("cuda.blockIdx"), NS("cuda.blockDim"), NS("cuda.gridDim"),
     NS("cuda.shared"), NS("cuda.local"), NS("cuda.atomic"), NS("cuda.const"), NS("math"), NS("numpy"), NS("numba"),
+    NS("cmath"), CALL("cmath.exp", JB_CMATH_EXP, 1, 1), CALL("cmath.log", JB_CMATH_LOG, 1, 1),
+    CALL("cmath.sqrt", JB_CMATH_SQRT, 1, 1), CALL("cmath.phase", JB_CMATH_PHASE, 1, 1),
     SREG("cuda.threadIdx.x", JB_THREADIDX_X), SREG("cuda.threadIdx.y", JB_THREADIDX_Y),
     SREG("cuda.threadIdx.z", JB_THREADIDX_Z), SREG("cuda.blockIdx.x", JB_BLOCKIDX_X),
     SREG("cuda.blockIdx.y", JB_BLOCKIDX_Y), SREG("cuda.blockIdx.z", JB_BLOCKIDX_Z),

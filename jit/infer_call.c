@@ -396,6 +396,16 @@ static const JType *path_call(Pass *p, AstNode *n, const JType *ft) {
         if (!is_intlike(at[1])) inf_fail(p, n->u.call.args.items[1], "round() ndigits must be an integer");
         i->op_type = S(p, jt_is_float(at[0]) ? at[0]->kind : inf_float_with_int(JK_FLOAT32, at[0]->kind));
         return inf_set_type(p, n, i->op_type);
+    case JB_CMATH_EXP: case JB_CMATH_LOG: case JB_CMATH_SQRT: case JB_CMATH_PHASE: {
+        const JType *z = jt_is_complex(at[0]) ? at[0] : NULL;
+        if (!z) {
+            require_scalar(p, n, at[0], what);
+            z = S(p, JK_COMPLEX128);
+        }
+        i->op_type = z;
+        if (b == JB_CMATH_PHASE) return inf_set_type(p, n, S(p, z->kind == JK_COMPLEX64 ? JK_FLOAT32 : JK_FLOAT64));
+        return inf_set_type(p, n, z);
+    }
     case JB_COMPLEX:
         for (int k = 0; k < na; k++) require_scalar(p, n, at[k], what);
         i->op_type = na ? at[0] : NULL;

@@ -137,6 +137,8 @@ typedef enum JBuiltin {
     JB_COMPLEX_REAL, JB_COMPLEX_IMAG, /* z.real / z.imag: the part's float type */
     JB_COMPLEX_CONJ,                  /* z.conjugate(): the same complex type */
     JB_COMPLEX,                       /* complex(re[, im]) → complex128 */
+    JB_CMATH_EXP, JB_CMATH_LOG, JB_CMATH_SQRT, /* cmath on complex (or real) → complex */
+    JB_CMATH_PHASE,                   /* cmath.phase → the part's float type */
     JB__COUNT
 } JBuiltin;
 

@@ -651,6 +651,8 @@ LLVMValueRef lower_builtin_call(Lower *L, AstNode *n, JInfo *info) {
     case JB_MAX: return minmax(L, n, info, true);
     case JB_ABS: return lower_abs(L, n, info);
     case JB_ROUND: return lower_round(L, n, info);
+    case JB_CMATH_EXP: case JB_CMATH_LOG: case JB_CMATH_SQRT: case JB_CMATH_PHASE:
+        return lower_complex_cmath(L, info->builtin, lower_expr_as(L, args->items[0], info->op_type), info->op_type);
     case JB_COMPLEX_CONJ: {
         AstNode *zn = n->u.call.func->u.attr.value;
         LLVMValueRef z = lower_expr(L, zn);

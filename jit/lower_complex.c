@@ -108,3 +108,40 @@ LLVMValueRef lower_complex_make(Lower *L, const JType *t, LLVMValueRef re, const
     LLVMValueRef i = im ? lower_convert(L, im, it, pt, at) : LLVMConstReal(lower_type(L, pt), 0.0);
     return pair(L, t, r, i);
 }
+
+/* cmath.exp/log/sqrt/phase of finite z with CPython's formulas (the Numba
+** simulator runs CPython's cmath), through the target's libm/libdevice. */
+LLVMValueRef lower_complex_cmath(Lower *L, JBuiltin b, LLVMValueRef z, const JType *t) {
+    LLVMBuilderRef B = L->B;
+    const JType *pt = lower_complex_part_type(L, t);
+    LLVMTypeRef ty = lower_type(L, pt);
+    LLVMValueRef x = part(L, z, 0), y = part(L, z, 1);
+    LLVMValueRef xy[2] = {y, x};
+    LLVMValueRef arg = lower_math(L, JB_MATH_ATAN2, xy, 2, pt); /* atan2(y, x) */
+    if (b == JB_CMATH_PHASE) return arg;
+    if (b == JB_CMATH_EXP) {
+        LLVMValueRef l = lower_math(L, JB_MATH_EXP, &x, 1, pt);
+        LLVMValueRef c = lower_math(L, JB_MATH_COS, &y, 1, pt), s = lower_math(L, JB_MATH_SIN, &y, 1, pt);
+        return pair(L, t, lower_fm(L, LLVMBuildFMul(B, l, c, "")), lower_fm(L, LLVMBuildFMul(B, l, s, "")));
+    }
+    LLVMValueRef ax = lower_intrinsic(L, "llvm.fabs", &ty, 1, &x, 1), ay = lower_intrinsic(L, "llvm.fabs", &ty, 1, &y, 1);
+    if (b == JB_CMATH_LOG) {
+        LLVMValueRef h = lower_complex_abs(L, z, t);
+        return pair(L, t, lower_math(L, JB_MATH_LOG, &h, 1, pt), arg);
+    }
+    /* sqrt: s = 2 sqrt(|x|/8 + hypot(|x|/8, |y|/8)), d = |y| / 2s; (s, ±d) or (d, ±s) */
+    LLVMValueRef eight = LLVMConstReal(ty, 8.0), two = LLVMConstReal(ty, 2.0);
+    LLVMValueRef ax8 = LLVMBuildFDiv(B, ax, eight, ""), ay8 = LLVMBuildFDiv(B, ay, eight, "");
+    LLVMValueRef h = lower_complex_abs(L, pair(L, t, ax8, ay8), t);
+    LLVMValueRef sum = LLVMBuildFAdd(B, ax8, h, "");
+    LLVMValueRef s = LLVMBuildFMul(B, two, lower_math(L, JB_MATH_SQRT, &sum, 1, pt), "");
+    LLVMValueRef d = LLVMBuildFDiv(B, ay, LLVMBuildFMul(B, two, s, ""), "");
+    LLVMValueRef cs[2] = {d, y}, cs2[2] = {s, y};
+    LLVMValueRef sd = lower_intrinsic(L, "llvm.copysign", &ty, 1, cs, 2);
+    LLVMValueRef ss = lower_intrinsic(L, "llvm.copysign", &ty, 1, cs2, 2);
+    LLVMValueRef pos = LLVMBuildFCmp(B, LLVMRealOGE, x, LLVMConstReal(ty, 0.0), "");
+    LLVMValueRef re = LLVMBuildSelect(B, pos, s, d, ""), im = LLVMBuildSelect(B, pos, sd, ss, "");
+    LLVMValueRef zero = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealOEQ, x, LLVMConstReal(ty, 0.0), ""),
+                                     LLVMBuildFCmp(B, LLVMRealOEQ, y, LLVMConstReal(ty, 0.0), ""), "");
+    return pair(L, t, LLVMBuildSelect(B, zero, LLVMConstReal(ty, 0.0), re, ""), LLVMBuildSelect(B, zero, y, im, ""));
+}

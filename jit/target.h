@@ -205,6 +205,8 @@ LLVMValueRef lower_complex_conj(Lower *L, LLVMValueRef z, const JType *t);
 LLVMValueRef lower_complex_part(Lower *L, LLVMValueRef z, bool imag);
 LLVMValueRef lower_complex_abs(Lower *L, LLVMValueRef z, const JType *t);
 LLVMValueRef lower_complex_eq(Lower *L, LLVMValueRef a, LLVMValueRef b, bool ne);
+/* cmath.exp / log / sqrt (complex results) and phase (a float) of z of type t. */
+LLVMValueRef lower_complex_cmath(Lower *L, JBuiltin b, LLVMValueRef z, const JType *t);
 LLVMValueRef lower_complex_make(Lower *L, const JType *t, LLVMValueRef re, const JType *rt, LLVMValueRef im,
                                 const JType *it, const AstNode *at);
 
