@@ -325,8 +325,8 @@ static Value f_imag(VM *vm, int argc, Value *argv, Dict *kw) {
     return part_of(vm, argv[0], true);
 }
 
-/* The result of a complex unary function of x (array, numpy scalar or
-** Python number) with output dtype chosen by out_type. */
+/* u of x (array, numpy scalar or Python number); real_out: the result is
+** the real dtype of x's parts (angle), else x's dtype (conj). */
 static Value apply_unary(VM *vm, NDComplexUn u, Value x, bool real_out) {
     NDArray *a = nd_array_from(vm, x, -1, false);
     vm_push_root(vm, OBJ_VAL(a));
@@ -341,12 +341,6 @@ static Value apply_unary(VM *vm, NDComplexUn u, Value x, bool real_out) {
 }
 
 static Value f_conj(VM *vm, int argc, Value *argv, Dict *kw) {
-    kw_done(vm, "conjugate", kw);
-    arg_between(vm, "conjugate", argc, 1, 1);
-    return apply_unary(vm, NDC_CONJ, argv[0], false);
-}
-
-static Value m_conj(VM *vm, int argc, Value *argv, Dict *kw) {
     kw_done(vm, "conjugate", kw);
     arg_between(vm, "conjugate", argc, 1, 1);
     return apply_unary(vm, NDC_CONJ, argv[0], false);
@@ -373,10 +367,11 @@ void nd_complex_init(VM *vm, NDState *st, Module *m) {
     module_add_function(vm, m, "conj", f_conj);
     module_add_function(vm, m, "conjugate", f_conj);
     module_add_function(vm, m, "angle", f_angle);
-    type_add_method(vm, st->t_array, "conj", m_conj);
-    type_add_method(vm, st->t_array, "conjugate", m_conj);
+    /* a.conj() / z.conjugate(): self is the one argument np.conj takes */
+    type_add_method(vm, st->t_array, "conj", f_conj);
+    type_add_method(vm, st->t_array, "conjugate", f_conj);
     for (int i = 0; i < ND__COUNT; i++) {
-        type_add_method(vm, st->t_scalar[i], "conjugate", m_conj);
-        type_add_method(vm, st->t_scalar[i], "conj", m_conj);
+        type_add_method(vm, st->t_scalar[i], "conjugate", f_conj);
+        type_add_method(vm, st->t_scalar[i], "conj", f_conj);
     }
 }
