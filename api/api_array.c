@@ -18,7 +18,7 @@
 _Static_assert((int)GPY_BOOL == (int)ND_BOOL && (int)GPY_INT8 == (int)ND_INT8 && (int)GPY_INT64 == (int)ND_INT64 &&
                    (int)GPY_UINT8 == (int)ND_UINT8 && (int)GPY_UINT64 == (int)ND_UINT64 &&
                    (int)GPY_FLOAT16 == (int)ND_FLOAT16 && (int)GPY_FLOAT64 == (int)ND_FLOAT64 &&
-                   (int)GPY_FLOAT64 + 1 == (int)ND__COUNT,
+                   (int)GPY_COMPLEX128 + 1 == (int)ND__COUNT,
                "GpyDtype and NDType must agree");
 _Static_assert(GPY_MAX_DIMS == ND_MAXDIM, "GPY_MAX_DIMS and ND_MAXDIM must agree");
 

@@ -7,8 +7,8 @@
 
 #include "dtype.h"
 
-static const uint8_t itemsizes[ND__COUNT] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8};
-static const char chars[ND__COUNT] = {'?', 'b', 'h', 'i', 'l', 'B', 'H', 'I', 'L', 'e', 'f', 'd'};
+static const uint8_t itemsizes[ND__COUNT] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8, 8, 16};
+static const char chars[ND__COUNT] = {'?', 'b', 'h', 'i', 'l', 'B', 'H', 'I', 'L', 'e', 'f', 'd', 'F', 'D'};
 
 #define B ND_BOOL
 #define I8 ND_INT8
@@ -22,6 +22,8 @@ static const char chars[ND__COUNT] = {'?', 'b', 'h', 'i', 'l', 'B', 'H', 'I', 'L
 #define F16 ND_FLOAT16
 #define F32 ND_FLOAT32
 #define F64 ND_FLOAT64
+#define C64 ND_COMPLEX64
+#define C128 ND_COMPLEX128
 #define NO (-1)
 
 /* name, np.dtype(name), numba's name, np.<name> exists */
@@ -31,6 +33,7 @@ static const DTypeAlias aliases[] = {
     {"int32", I32, I32, true},     {"int64", I64, I64, true},      {"uint8", U8, U8, true},
     {"uint16", U16, U16, true},    {"uint32", U32, U32, true},     {"uint64", U64, U64, true},
     {"float16", F16, F16, true},   {"float32", F32, F32, true},    {"float64", F64, F64, true},
+    {"complex64", C64, C64, true}, {"complex128", C128, C128, true},
     /* bool */
     {"bool_", B, B, true},         {"b1", B, B, false},            {"?", B, NO, false},
     {"boolean", NO, B, false},
@@ -56,6 +59,10 @@ static const DTypeAlias aliases[] = {
     {"f4", F32, F32, false},       {"f", F32, NO, false},          {"single", F32, NO, true},
     {"f8", F64, F64, false},       {"d", F64, NO, false},          {"float", F64, NO, false},
     {"double", F64, F64, true},
+    /* complex */
+    {"c8", C64, C64, false},       {"F", C64, NO, false},          {"csingle", C64, NO, true},
+    {"c16", C128, C128, false},    {"D", C128, NO, false},         {"complex", C128, NO, false},
+    {"cdouble", C128, NO, true},
 };
 #define NALIASES (sizeof aliases / sizeof aliases[0])
 

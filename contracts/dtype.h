@@ -28,6 +28,7 @@ typedef enum NDType {
     ND_INT8, ND_INT16, ND_INT32, ND_INT64,
     ND_UINT8, ND_UINT16, ND_UINT32, ND_UINT64,
     ND_FLOAT16, ND_FLOAT32, ND_FLOAT64,
+    ND_COMPLEX64, ND_COMPLEX128, /* two float32 / float64: real, imaginary */
     ND__COUNT
 } NDType;
 

@@ -336,7 +336,8 @@ typedef enum GpyDtype {
     GPY_BOOL,
     GPY_INT8, GPY_INT16, GPY_INT32, GPY_INT64,
     GPY_UINT8, GPY_UINT16, GPY_UINT32, GPY_UINT64,
-    GPY_FLOAT16, GPY_FLOAT32, GPY_FLOAT64
+    GPY_FLOAT16, GPY_FLOAT32, GPY_FLOAT64,
+    GPY_COMPLEX64, GPY_COMPLEX128 /* (real, imaginary) pairs of float / double */
 } GpyDtype;
 #define GPY_MAX_DIMS 32
 

@@ -240,7 +240,8 @@ static void assign_target(Pass *p, AstNode *tg, const JType *t) {
             inf_unknown(p, tg, "unknown index");
             return;
         }
-        if (t && !jt_is_scalar(t)) inf_fail(p, tg, "cannot store %s into %s", tname(t), tname(base));
+        if (t && !jt_is_scalar(t) && !(jt_is_complex(t) && nd_is_complex_dtype(base->dtype)))
+            inf_fail(p, tg, "cannot store %s into %s", tname(t), tname(base));
         inf_set_type(p, tg, S(p, (JKind)base->dtype));
         return;
     }

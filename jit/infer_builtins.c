@@ -18,6 +18,8 @@
 static const JitPath paths[] = {
     NS("cuda"), NS("cuda.threadIdx"), NS("cuda.blockIdx"), NS("cuda.blockDim"), NS("cuda.gridDim"),
     NS("cuda.shared"), NS("cuda.local"), NS("cuda.atomic"), NS("cuda.const"), NS("math"), NS("numpy"), NS("numba"),
+    NS("cmath"), CALL("cmath.exp", JB_CMATH_EXP, 1, 1), CALL("cmath.log", JB_CMATH_LOG, 1, 1),
+    CALL("cmath.sqrt", JB_CMATH_SQRT, 1, 1), CALL("cmath.phase", JB_CMATH_PHASE, 1, 1),
     SREG("cuda.threadIdx.x", JB_THREADIDX_X), SREG("cuda.threadIdx.y", JB_THREADIDX_Y),
     SREG("cuda.threadIdx.z", JB_THREADIDX_Z), SREG("cuda.blockIdx.x", JB_BLOCKIDX_X),
     SREG("cuda.blockIdx.y", JB_BLOCKIDX_Y), SREG("cuda.blockIdx.z", JB_BLOCKIDX_Z),
@@ -47,6 +49,7 @@ static const JitPath paths[] = {
     CALL("range", JB_RANGE, 1, 3), CALL("len", JB_LEN, 1, 1), CALL("min", JB_MIN, 1, 64),
     CALL("max", JB_MAX, 1, 64), CALL("abs", JB_ABS, 1, 1), CALL("round", JB_ROUND, 1, 2),
     CALL("int", JB_INT, 1, 1), CALL("float", JB_FLOAT, 1, 1), CALL("bool", JB_BOOL, 1, 1),
+    CALL("complex", JB_COMPLEX, 0, 2),
     CALL("math.sqrt", JB_MATH_SQRT, 1, 1), CALL("math.exp", JB_MATH_EXP, 1, 1),
     CALL("math.log", JB_MATH_LOG, 1, 1), CALL("math.log2", JB_MATH_LOG2, 1, 1),
     CALL("math.log10", JB_MATH_LOG10, 1, 1), CALL("math.pow", JB_MATH_POW, 2, 2),

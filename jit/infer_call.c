@@ -378,6 +378,10 @@ static const JType *path_call(Pass *p, AstNode *n, const JType *ft) {
         return inf_set_type(p, n, r);
     }
     case JB_ABS: {
+        if (jt_is_complex(at[0])) { /* abs(z): hypot of the parts */
+            i->op_type = at[0];
+            return inf_set_type(p, n, S(p, at[0]->kind == JK_COMPLEX64 ? JK_FLOAT32 : JK_FLOAT64));
+        }
         require_scalar(p, n, at[0], what);
         const JType *r = at[0]->kind == JK_BOOL ? S(p, JK_INT8) : at[0]; /* Numba: abs(bool) → int8 */
         i->op_type = r;
@@ -392,6 +396,20 @@ static const JType *path_call(Pass *p, AstNode *n, const JType *ft) {
         if (!is_intlike(at[1])) inf_fail(p, n->u.call.args.items[1], "round() ndigits must be an integer");
         i->op_type = S(p, jt_is_float(at[0]) ? at[0]->kind : inf_float_with_int(JK_FLOAT32, at[0]->kind));
         return inf_set_type(p, n, i->op_type);
+    case JB_CMATH_EXP: case JB_CMATH_LOG: case JB_CMATH_SQRT: case JB_CMATH_PHASE: {
+        const JType *z = jt_is_complex(at[0]) ? at[0] : NULL;
+        if (!z) {
+            require_scalar(p, n, at[0], what);
+            z = S(p, JK_COMPLEX128);
+        }
+        i->op_type = z;
+        if (b == JB_CMATH_PHASE) return inf_set_type(p, n, S(p, z->kind == JK_COMPLEX64 ? JK_FLOAT32 : JK_FLOAT64));
+        return inf_set_type(p, n, z);
+    }
+    case JB_COMPLEX:
+        for (int k = 0; k < na; k++) require_scalar(p, n, at[k], what);
+        i->op_type = na ? at[0] : NULL;
+        return inf_set_type(p, n, S(p, JK_COMPLEX128));
     case JB_INT:
     case JB_FLOAT:
     case JB_BOOL:
@@ -444,6 +462,16 @@ const JType *inf_call_expr(Pass *p, AstNode *n) {
     if (fnode->kind == AST_NAME && strcmp(fnode->u.name.id, "print") == 0 && !jf_var(&p->fx->f, "print"))
         return print_call(p, n);
     if (inf_is_launch(n)) return inf_launch_expr(p, n);
+    if (fnode->kind == AST_ATTRIBUTE && strcmp(fnode->u.attr.attr, "conjugate") == 0 && n->u.call.args.len == 0) {
+        const JType *zt = inf_expr(p, fnode->u.attr.value);
+        if (!zt) return inf_unknown(p, n, "unknown value");
+        if (jt_is_complex(zt) || jt_is_scalar(zt)) { /* z.conjugate(); a real number's is itself */
+            JInfo *i = inf_info(p, n);
+            i->builtin = JB_COMPLEX_CONJ;
+            i->op_type = zt;
+            return inf_set_type(p, n, zt);
+        }
+    }
     const JType *ft = inf_expr(p, fnode);
     if (!ft) {
         for (int k = 0; k < n->u.call.args.len; k++) inf_expr(p, n->u.call.args.items[k]);
@@ -456,10 +484,20 @@ const JType *inf_call_expr(Pass *p, AstNode *n) {
         char what[32]; /* np.float32(x): "float32" */
         jt_name(S(p, (JKind)ft->dtype), what, sizeof what);
         no_keywords(p, n, what);
+        if (nd_is_complex_dtype(ft->dtype) && n->u.call.args.len == 2) { /* complex(re, im) */
+            const JType *a2[2];
+            if (!value_args(p, n, a2, 2)) return inf_unknown(p, n, "unknown argument type");
+            require_scalar(p, n, a2[0], what);
+            require_scalar(p, n, a2[1], what);
+            JInfo *i = inf_info(p, n);
+            i->builtin = JB_COMPLEX;
+            i->op_type = a2[0];
+            return inf_set_type(p, n, S(p, (JKind)ft->dtype));
+        }
         check_nargs(p, n, what, n->u.call.args.len, 1, 1);
         const JType *a;
         if (!value_args(p, n, &a, 1)) return inf_unknown(p, n, "unknown argument type");
-        require_scalar(p, n, a, what);
+        if (!(jt_is_complex(a) && nd_is_complex_dtype(ft->dtype))) require_scalar(p, n, a, what);
         JInfo *i = inf_info(p, n);
         i->builtin = JB_CAST;
         i->op_type = a;

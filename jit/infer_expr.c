@@ -44,6 +44,15 @@ static JKind promote(JKind a, JKind b) {
     return promote_int(a, b);
 }
 
+/* The complex kind of an operation between kinds a and b, one complex:
+** complex64 only when the other fits it (float32, small ints), as Numba. */
+JKind inf_complex_kind(JKind a, JKind b) {
+    JKind o = a == JK_COMPLEX64 || a == JK_COMPLEX128 ? b : a;
+    if (a == JK_COMPLEX128 || b == JK_COMPLEX128 || o == JK_FLOAT64) return JK_COMPLEX128;
+    if (o == JK_COMPLEX64 || o == JK_FLOAT32 || o == JK_FLOAT16 || o == JK_BOOL || int_bits(o) <= 16) return JK_COMPLEX64;
+    return JK_COMPLEX128;
+}
+
 /* Unification of two scalar kinds for a variable, a return type, min/max,
 ** and/or, conditional expressions: numpy's promote_types. */
 JKind inf_unify_scalar(JKind a, JKind b) {
@@ -67,6 +76,8 @@ const JType *inf_unify(Pass *p, const JType *a, const JType *b) {
     if (a == b) return a;
     if (!a || !b) return NULL;
     if (jt_is_scalar(a) && jt_is_scalar(b)) return S(p, inf_unify_scalar(a->kind, b->kind));
+    if ((jt_is_complex(a) || jt_is_scalar(a)) && (jt_is_complex(b) || jt_is_scalar(b)))
+        return S(p, inf_complex_kind(a->kind, b->kind));
     if (a->kind == JK_ARRAY && b->kind == JK_ARRAY && a->dtype == b->dtype && a->ndim == b->ndim)
         return jt_array(VMOF(p), a->dtype, a->ndim, 'A');
     if (a->kind == JK_TUPLE && b->kind == JK_TUPLE && a->n == b->n) {
@@ -82,7 +93,7 @@ const JType *inf_unify(Pass *p, const JType *a, const JType *b) {
 
 /* True for types a variable can hold. */
 bool inf_is_value_type(const JType *t) {
-    if (jt_is_scalar(t) || t->kind == JK_ARRAY) return true;
+    if (jt_is_scalar(t) || jt_is_complex(t) || t->kind == JK_ARRAY) return true;
     if (t->kind != JK_TUPLE) return false;
     for (int i = 0; i < t->n; i++)
         if (!inf_is_value_type(t->elems[i])) return false;
@@ -150,6 +161,12 @@ static const JType *name_expr(Pass *p, AstNode *n) {
 /* Result type of a op b (and in *op_type the type it is computed in). */
 const JType *inf_binop_type(Pass *p, const AstNode *at, BinOp op, const JType *a, const JType *b,
                                const JType **op_type) {
+    if ((jt_is_complex(a) && (jt_is_scalar(b) || jt_is_complex(b))) || (jt_is_complex(b) && jt_is_scalar(a))) {
+        if (op != BINOP_ADD && op != BINOP_SUB && op != BINOP_MUL && op != BINOP_TRUEDIV)
+            inf_fail(p, at, "unsupported operand type(s) for %s: '%s' and '%s'", binop_symbol(op), tname(a), tname(b));
+        *op_type = S(p, inf_complex_kind(a->kind, b->kind));
+        return *op_type;
+    }
     if (!jt_is_scalar(a) || !jt_is_scalar(b))
         inf_fail(p, at, "unsupported operand type(s) for %s: '%s' and '%s'", binop_symbol(op), tname(a), tname(b));
     JKind ka = a->kind, kb = b->kind, r;
@@ -193,6 +210,11 @@ static const JType *unary_expr(Pass *p, AstNode *n) {
     const JType *t = inf_value(p, n->u.unary.operand);
     if (!t) return inf_unknown(p, n, "unknown operand");
     JInfo *i = inf_info(p, n);
+    if (jt_is_complex(t) && n->u.unary.op != UNOP_INVERT) {
+        i->op_type = t;
+        i->type = n->u.unary.op == UNOP_NOT ? S(p, JK_BOOL) : t;
+        return i->type;
+    }
     if (!jt_is_scalar(t)) {
         static const char *const sym[] = {"-", "+", "~", "not"};
         inf_fail(p, n, "bad operand type for unary %s: '%s'", sym[n->u.unary.op], tname(t));
@@ -232,7 +254,10 @@ static const JType *compare_expr(Pass *p, AstNode *n) {
         const JType *right = inf_value(p, rn);
         i = inf_info(p, n);
         if (!right) unk = true;
-        if (left && right) {
+        if (left && right && (jt_is_complex(left) || jt_is_complex(right)) && (op == CMP_EQ || op == CMP_NE) &&
+            (jt_is_scalar(left) || jt_is_complex(left)) && (jt_is_scalar(right) || jt_is_complex(right))) {
+            i->cmp_types[k] = S(p, inf_complex_kind(left->kind, right->kind));
+        } else if (left && right) {
             if (!jt_is_scalar(left) || !jt_is_scalar(right))
                 inf_fail(p, rn, "cannot compare %s and %s", tname(left), tname(right));
             i->cmp_types[k] = S(p, inf_unify_scalar(left->kind, right->kind));
@@ -411,6 +436,10 @@ static const JType *attribute_expr(Pass *p, AstNode *n) {
             return inf_set_type(p, n, S(p, JK_INT64));
         }
         inf_fail(p, n, "array attribute '%s' is not supported in kernels", attr);
+    }
+    if (jt_is_complex(bt) && (strcmp(attr, "real") == 0 || strcmp(attr, "imag") == 0)) {
+        i->builtin = attr[0] == 'r' ? JB_COMPLEX_REAL : JB_COMPLEX_IMAG;
+        return inf_set_type(p, n, S(p, bt->kind == JK_COMPLEX64 ? JK_FLOAT32 : JK_FLOAT64));
     }
     inf_fail(p, n, "%s has no attribute '%s' usable in kernels", tname(bt), attr);
 }

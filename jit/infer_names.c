@@ -35,7 +35,7 @@ static void load_builtins(Ctx *c) {
 /* For `from math import sqrt`: the dotted path of a native function found in
 ** one of the modules kernels know, by identity; false when none. */
 static bool native_path(Ctx *c, Value v, char *out, size_t size) {
-    static const char *const mods[] = {"math", "numpy", "numba.cuda", "cuda", "numba"};
+    static const char *const mods[] = {"math", "numpy", "numba.cuda", "cuda", "numba", "cmath"};
     for (size_t m = 0; m < sizeof mods / sizeof mods[0]; m++) {
         Value mv = dict_lookup(c->vm, c->vm->modules, mods[m]);
         if (!IS_OBJ(mv) || type_of(mv) != c->vm->t_module) continue;

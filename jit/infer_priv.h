@@ -127,6 +127,7 @@ static inline const JType *S(Pass *p, JKind k) { return jt_scalar(VMOF(p), k); }
 static inline bool is_intlike(const JType *t) { return t->kind == JK_BOOL || jt_is_int(t); }
 static inline bool is_signed_k(JKind k) { return k == JK_BOOL || (k >= JK_INT8 && k <= JK_INT64); }
 static inline bool is_float_k(JKind k) { return k >= JK_FLOAT16 && k <= JK_FLOAT64; }
+JKind inf_complex_kind(JKind a, JKind b); /* infer_expr.c */
 static inline int int_bits(JKind k) {
     switch (k) {
     case JK_BOOL: return 1;

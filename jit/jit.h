@@ -26,6 +26,7 @@ typedef enum JKind {
     JK_INT8 = ND_INT8, JK_INT16, JK_INT32, JK_INT64,
     JK_UINT8, JK_UINT16, JK_UINT32, JK_UINT64,
     JK_FLOAT16, JK_FLOAT32, JK_FLOAT64,
+    JK_COMPLEX64, JK_COMPLEX128, /* {float, float} / {double, double}: real, imaginary */
     JK_VOID = ND__COUNT, /* no value: kernels, device functions without return */
     JK_NONE,             /* the None literal (only as "return None" / "return") */
     JK_ARRAY,            /* dtype, ndim, layout */
@@ -78,6 +79,10 @@ bool jit_signature_param_accepts(const JType *s, const JType *a);
 static inline bool jt_is_scalar(const JType *t) { return t->kind <= JK_FLOAT64; }
 static inline bool jt_is_int(const JType *t) { return t->kind >= JK_INT8 && t->kind <= JK_UINT64; }
 static inline bool jt_is_float(const JType *t) { return t->kind >= JK_FLOAT16 && t->kind <= JK_FLOAT64; }
+/* complex64/128: not scalars (an LLVM pair, not one register); on the
+** kernel ABI a complex is two parameters, its real then imaginary part. */
+static inline bool jt_is_complex(const JType *t) { return t->kind == JK_COMPLEX64 || t->kind == JK_COMPLEX128; }
+static inline bool nd_is_complex_dtype(NDType dt) { return dt == ND_COMPLEX64 || dt == ND_COMPLEX128; }
 
 /* --------------------------------------------------- what names resolve to
 ** Every AST_CALL, AST_ATTRIBUTE and AST_NAME node that denotes something
@@ -129,6 +134,11 @@ typedef enum JBuiltin {
                                          the child's kernel specialization); void. See jit/infer_launch.c */
     JB_NP_DTYPE,                      /* numpy.dtype(np.float32 | 'float32'): the dtype itself (JK_DTYPE),
                                          a compile-time value for dtype= arguments */
+    JB_COMPLEX_REAL, JB_COMPLEX_IMAG, /* z.real / z.imag: the part's float type */
+    JB_COMPLEX_CONJ,                  /* z.conjugate(): the same complex type */
+    JB_COMPLEX,                       /* complex(re[, im]) → complex128 */
+    JB_CMATH_EXP, JB_CMATH_LOG, JB_CMATH_SQRT, /* cmath on complex (or real) → complex */
+    JB_CMATH_PHASE,                   /* cmath.phase → the part's float type */
     JB__COUNT
 } JBuiltin;
 

@@ -80,6 +80,12 @@ static bool abi_one(const JType *t, uint32_t *sizes, int *n, int max) {
             if (!abi_one(t->elems[i], sizes, n, max)) return false;
         return true;
     }
+    if (jt_is_complex(t)) { /* two parameters: real, imaginary */
+        if (*n + 2 > max) return false;
+        sizes[(*n)++] = t->kind == JK_COMPLEX64 ? 4 : 8;
+        sizes[(*n)++] = t->kind == JK_COMPLEX64 ? 4 : 8;
+        return true;
+    }
     if (!jt_is_scalar(t) || *n + 1 > max) return false;
     uint32_t sz = 8;
     switch (t->kind) {

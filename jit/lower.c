@@ -64,6 +64,10 @@ LLVMTypeRef lower_type(Lower *L, const JType *t) {
     case JK_FLOAT16: return L->t_f16;
     case JK_FLOAT32: return L->t_f32;
     case JK_FLOAT64: return L->t_f64;
+    case JK_COMPLEX64: case JK_COMPLEX128: {
+        LLVMTypeRef part = t->kind == JK_COMPLEX64 ? L->t_f32 : L->t_f64, el[2] = {part, part};
+        return LLVMStructTypeInContext(L->C, el, 2, 0);
+    }
     case JK_ARRAY: {
         LLVMTypeRef dims = LLVMArrayType2(L->t_i64, (uint64_t)t->ndim);
         LLVMTypeRef el[3] = {L->t_ptr, dims, dims};
@@ -115,6 +119,7 @@ LLVMValueRef lower_convert(Lower *L, LLVMValueRef v, const JType *from, const JT
                            const AstNode *at) {
     if (from == to) return v;
     LLVMBuilderRef B = L->B;
+    if (jt_is_complex(to)) return lower_complex_convert(L, v, from, to, at);
     if (jt_is_scalar(from) && jt_is_scalar(to)) {
         LLVMTypeRef tt = lower_type(L, to);
         if (to->kind == JK_BOOL) return lower_truthy(L, v, from);
@@ -202,6 +207,10 @@ void lower_abi_types(Lower *L, const JType *t, LLVMTypeRef *tys, int *n, int max
         for (int i = 0; i < 2 * t->ndim; i++) tys[(*n)++] = L->t_i64;
     } else if (t->kind == JK_TUPLE) {
         for (int i = 0; i < t->n; i++) lower_abi_types(L, t->elems[i], tys, n, max);
+    } else if (jt_is_complex(t)) {
+        if (*n + 2 > max) lower_fail(L, NULL, "too many kernel parameters");
+        tys[(*n)++] = t->kind == JK_COMPLEX64 ? L->t_f32 : L->t_f64;
+        tys[(*n)++] = t->kind == JK_COMPLEX64 ? L->t_f32 : L->t_f64;
     } else if (jt_is_scalar(t)) {
         if (*n + 1 > max) lower_fail(L, NULL, "too many kernel parameters");
         tys[(*n)++] = lower_mem_type(L, t);
@@ -233,6 +242,11 @@ LLVMValueRef lower_from_abi(Lower *L, const JType *t, LLVMValueRef *params, int 
         for (int k = 0; k < t->n; k++)
             v = LLVMBuildInsertValue(B, v, lower_from_abi(L, t->elems[k], params, i), (unsigned)k, "");
         return v;
+    }
+    if (jt_is_complex(t)) {
+        LLVMValueRef v = LLVMGetUndef(lower_type(L, t));
+        v = LLVMBuildInsertValue(B, v, params[(*i)++], 0, "");
+        return LLVMBuildInsertValue(B, v, params[(*i)++], 1, "");
     }
     LLVMValueRef p = params[(*i)++];
     if (t->kind == JK_BOOL) return LLVMBuildICmp(B, LLVMIntNE, p, LLVMConstInt(L->t_i8, 0, 0), "");

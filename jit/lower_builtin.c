@@ -606,6 +606,7 @@ static LLVMValueRef lower_round(Lower *L, AstNode *n, JInfo *info) {
 static LLVMValueRef lower_abs(Lower *L, AstNode *n, JInfo *info) {
     const JType *t = info->op_type ? info->op_type : info->type;
     LLVMValueRef v = lower_expr_as(L, n->u.call.args.items[0], t), r;
+    if (jt_is_complex(t)) return lower_complex_abs(L, v, t);
     if (jt_is_float(t)) r = fabs_of(L, v);
     else if (t->kind >= JK_INT8 && t->kind <= JK_INT64)
         r = LLVMBuildSelect(L->B, LLVMBuildICmp(L->B, LLVMIntSLT, v, LLVMConstNull(LLVMTypeOf(v)), ""),
@@ -650,6 +651,25 @@ LLVMValueRef lower_builtin_call(Lower *L, AstNode *n, JInfo *info) {
     case JB_MAX: return minmax(L, n, info, true);
     case JB_ABS: return lower_abs(L, n, info);
     case JB_ROUND: return lower_round(L, n, info);
+    case JB_CMATH_EXP: case JB_CMATH_LOG: case JB_CMATH_SQRT: case JB_CMATH_PHASE:
+        return lower_complex_cmath(L, info->builtin, lower_expr_as(L, args->items[0], info->op_type), info->op_type);
+    case JB_COMPLEX_CONJ: {
+        AstNode *zn = n->u.call.func->u.attr.value;
+        LLVMValueRef z = lower_expr(L, zn);
+        const JType *zt = lower_info(L, zn)->type;
+        return jt_is_complex(zt) ? lower_complex_conj(L, z, zt) : z;
+    }
+    case JB_COMPLEX: {
+        if (args->len == 0) return LLVMConstNull(lower_type(L, info->type));
+        const JType *rt = lower_info(L, args->items[0])->type;
+        LLVMValueRef re = lower_expr(L, args->items[0]), im = NULL;
+        const JType *it = NULL;
+        if (args->len == 2) {
+            it = lower_info(L, args->items[1])->type;
+            im = lower_expr(L, args->items[1]);
+        }
+        return lower_complex_make(L, info->type, re, rt, im, it, n);
+    }
     case JB_INT: case JB_FLOAT: case JB_BOOL: case JB_CAST:
         if (args->len == 0) return LLVMConstNull(lower_type(L, info->type));
         return lower_expr_as(L, args->items[0], info->type);
@@ -715,5 +735,7 @@ LLVMValueRef lower_builtin_attr(Lower *L, AstNode *n, JInfo *info) {
         }
         return v;
     }
+    if (b == JB_COMPLEX_REAL || b == JB_COMPLEX_IMAG)
+        return lower_complex_part(L, lower_expr(L, n->u.attr.value), b == JB_COMPLEX_IMAG);
     lower_fail(L, n, "unsupported attribute '%s' in a kernel", n->u.attr.attr);
 }

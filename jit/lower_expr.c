@@ -156,6 +156,7 @@ static LLVMValueRef int_pow(Lower *L, LLVMValueRef a, LLVMValueRef e, const JTyp
 LLVMValueRef lower_binop(Lower *L, BinOp op, LLVMValueRef a, LLVMValueRef b, const JType *t,
                          const AstNode *at) {
     LLVMBuilderRef B = L->B;
+    if (jt_is_complex(t)) return lower_complex_binop(L, op, a, b, t, at);
     if (t->kind == JK_FLOAT16 && (op == BINOP_FLOORDIV || op == BINOP_MOD || op == BINOP_POW)) {
         /* no half-precision frem/pow on every target: compute in float32 */
         const JType *f32 = jt_scalar(L->vm, JK_FLOAT32);
@@ -201,6 +202,7 @@ LLVMValueRef lower_binop(Lower *L, BinOp op, LLVMValueRef a, LLVMValueRef b, con
 /* One comparison a op b computed in type t, as an i1. */
 static LLVMValueRef compare(Lower *L, CmpOp op, LLVMValueRef a, LLVMValueRef b, const JType *t,
                             const AstNode *at) {
+    if (jt_is_complex(t) && (op == CMP_EQ || op == CMP_NE)) return lower_complex_eq(L, a, b, op == CMP_NE);
     if (jt_is_float(t)) {
         static const LLVMRealPredicate fp[] = {LLVMRealOEQ, LLVMRealUNE, LLVMRealOLT,
                                                LLVMRealOLE, LLVMRealOGT, LLVMRealOGE};
@@ -312,6 +314,10 @@ static LLVMValueRef lower_unary(Lower *L, AstNode *n, JInfo *info) {
     LLVMValueRef v = lower_expr_as(L, on, t), r;
     switch (n->u.unary.op) {
     case UNOP_NEG:
+        if (jt_is_complex(t)) {
+            r = lower_complex_neg(L, v, t);
+            break;
+        }
         r = jt_is_float(t) ? lower_fm(L, LLVMBuildFNeg(L->B, v, "")) : LLVMBuildNeg(L->B, v, "");
         break;
     case UNOP_POS: r = v; break;
@@ -579,7 +585,7 @@ LLVMValueRef lower_elem_addr(Lower *L, LLVMValueRef arr, const JType *at, AstNod
 LLVMValueRef lower_load_elem(Lower *L, LLVMValueRef addr, NDType dt) {
     const JType *t = jt_scalar(L->vm, (JKind)dt);
     LLVMValueRef v = LLVMBuildLoad2(L->B, lower_mem_type(L, t), addr, "");
-    LLVMSetAlignment(v, (unsigned)dtype_itemsize(dt));
+    LLVMSetAlignment(v, (unsigned)dtype_itemsize(dt) / (jt_is_complex(t) ? 2 : 1)); /* complex: its parts' */
     if (dt == ND_BOOL) v = LLVMBuildICmp(L->B, LLVMIntNE, v, LLVMConstInt(L->t_i8, 0, 0), "");
     return v;
 }
@@ -587,7 +593,7 @@ LLVMValueRef lower_load_elem(Lower *L, LLVMValueRef addr, NDType dt) {
 void lower_store_elem(Lower *L, LLVMValueRef addr, NDType dt, LLVMValueRef v) {
     if (dt == ND_BOOL) v = LLVMBuildZExt(L->B, v, L->t_i8, "");
     LLVMValueRef s = LLVMBuildStore(L->B, v, addr);
-    LLVMSetAlignment(s, (unsigned)dtype_itemsize(dt));
+    LLVMSetAlignment(s, (unsigned)dtype_itemsize(dt) / (dt == ND_COMPLEX64 || dt == ND_COMPLEX128 ? 2 : 1));
 }
 
 /* Constant index of a tuple subscript (an int literal, maybe negated). */

@@ -45,6 +45,12 @@ static void flatten(Lower *L, const JType *t, LLVMValueRef v, LLVMValueRef *out,
             flatten(L, t->elems[k], LLVMBuildExtractValue(B, v, (unsigned)k, ""), out, n, at);
         return;
     }
+    if (jt_is_complex(t)) { /* two parameters: real, imaginary */
+        if (*n + 2 > MAX_LAUNCH_PARAMS) lower_fail(L, at, "too many kernel parameters");
+        out[(*n)++] = LLVMBuildExtractValue(B, v, 0, "");
+        out[(*n)++] = LLVMBuildExtractValue(B, v, 1, "");
+        return;
+    }
     if (!jt_is_scalar(t)) {
         char tb[128];
         lower_fail(L, at, "a kernel cannot take an argument of type %s", jt_name(t, tb, sizeof tb));

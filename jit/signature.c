@@ -151,6 +151,7 @@ bool jit_signature_param_accepts(const JType *s, const JType *a) {
         return a->kind == JK_ARRAY && a->dtype == s->dtype && a->ndim == s->ndim &&
                (s->layout == 'A' || s->layout == a->layout);
     if (jt_is_scalar(s)) return jt_is_scalar(a);
+    if (jt_is_complex(s)) return jt_is_scalar(a) || jt_is_complex(a);
     if (s->kind == JK_TUPLE) {
         if (a->kind != JK_TUPLE || a->n != s->n) return false;
         for (int i = 0; i < s->n; i++)

@@ -195,6 +195,21 @@ LLVMValueRef lower_fm(Lower *L, LLVMValueRef v);
 /* Opens a fresh block when the current one is terminated (dead code). */
 void lower_open_block(Lower *L);
 
+/* ---- lower_complex.c: complex64/complex128 values ({re, im} pairs) ---- */
+const JType *lower_complex_part_type(Lower *L, const JType *t);
+LLVMValueRef lower_complex_convert(Lower *L, LLVMValueRef v, const JType *from, const JType *to, const AstNode *at);
+LLVMValueRef lower_complex_binop(Lower *L, BinOp op, LLVMValueRef a, LLVMValueRef b, const JType *t,
+                                 const AstNode *at);
+LLVMValueRef lower_complex_neg(Lower *L, LLVMValueRef z, const JType *t);
+LLVMValueRef lower_complex_conj(Lower *L, LLVMValueRef z, const JType *t);
+LLVMValueRef lower_complex_part(Lower *L, LLVMValueRef z, bool imag);
+LLVMValueRef lower_complex_abs(Lower *L, LLVMValueRef z, const JType *t);
+LLVMValueRef lower_complex_eq(Lower *L, LLVMValueRef a, LLVMValueRef b, bool ne);
+/* cmath.exp / log / sqrt (complex results) and phase (a float) of z of type t. */
+LLVMValueRef lower_complex_cmath(Lower *L, JBuiltin b, LLVMValueRef z, const JType *t);
+LLVMValueRef lower_complex_make(Lower *L, const JType *t, LLVMValueRef re, const JType *rt, LLVMValueRef im,
+                                const JType *it, const AstNode *at);
+
 /* ---- lower_ranges.c ---- */
 /* Under L->narrow: [*lo, *hi] bounds every value the integer expression n
 ** can take (false: not narrow, or not an integer). */

@@ -7,11 +7,13 @@
 #include <stdio.h>
 
 #include "binding.h"
+#include "complex_num.h"
 
 const JType *jt_of_value(VM *vm, Value v, char *err, size_t errsize) {
     if (IS_BOOL(v)) return jt_scalar(vm, JK_BOOL);
     if (IS_INT(v)) return jt_scalar(vm, JK_INT64);
     if (IS_FLOAT(v)) return jt_scalar(vm, JK_FLOAT64);
+    if (IS_COMPLEX(vm, v)) return jt_scalar(vm, JK_COMPLEX128);
     const JitBinding *host = jit_binding(vm);
     JitArrayView a;
     if (host->array_view(vm, v, true, &a)) {

@@ -47,7 +47,7 @@ static struct JitTypes *types_of(VM *vm) {
     struct JitTypes *jt = calloc(1, sizeof *jt);
     if (!jt) return NULL;
     for (int k = 0; k < NSINGLE; k++) jt->single[k].kind = (JKind)k;
-    for (int k = 0; k <= JK_FLOAT64; k++) jt->single[k].dtype = (NDType)k;
+    for (int k = 0; k <= JK_COMPLEX128; k++) jt->single[k].dtype = (NDType)k;
     vm->jit_types = jt;
     vm_on_free(vm, types_free);
     return jt;
@@ -214,7 +214,7 @@ static void name_into(const JType *t, char *buf, size_t size, size_t *pos) {
         put(buf, size, pos, "?");
         return;
     }
-    if (t->kind <= JK_FLOAT64) {
+    if (t->kind <= JK_COMPLEX128) {
         put(buf, size, pos, dtype_name((NDType)t->kind));
         return;
     }

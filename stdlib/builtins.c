@@ -1140,6 +1140,7 @@ void builtins_init(VM *vm) {
         {"set", vm->t_set},           {"frozenset", vm->t_frozenset}, {"range", vm->t_range},
         {"slice", vm->t_slice},       {"property", vm->t_property}, {"staticmethod", vm->t_staticmethod},
         {"classmethod", vm->t_classmethod}, {"super", vm->t_super},
+        {"complex", vm->t_complex},
     };
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
         if (types[i].t) dict_set_cstr(vm, b, types[i].name, OBJ_VAL(types[i].t));

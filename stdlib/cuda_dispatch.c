@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "complex_num.h"
 #include "cuda_priv.h"
 #include "signals.h"
 #include "../gpu/cpu_child_grids.h"
@@ -419,7 +420,7 @@ static bool read_number(VM *vm, Value v, GpuNumber *x) {
         return true;
     }
     int dt = numpy_scalar_dtype(vm, v);
-    if (dt < 0 || dt == ND_FLOAT16) return false;
+    if (dt < 0 || dt == ND_FLOAT16 || nd_is_complex((NDType)dt)) return false;
     NDArray *a = nd_from_value(vm, v, dt);
     const char *p = a->data;
     x->is_int = !nd_is_float((NDType)dt);
@@ -446,6 +447,25 @@ static bool read_number(VM *vm, Value v, GpuNumber *x) {
 /* Appends the ABI parameters of value v passed as type t; an error message
 ** in err (false) when it does not fit. */
 static bool marshal_value(VM *vm, const JType *t, Value v, Marshal *m, char *err, size_t errsize) {
+    if (jt_is_complex(t)) { /* the ABI's two parameters: real, imaginary */
+        double re, im;
+        int dt = numpy_scalar_dtype(vm, v);
+        if (dt >= 0 && dt != ND_FLOAT16) {
+            NDArray *a = nd_from_value(vm, v, dt);
+            nd_load_c(a->dtype, a->data, &re, &im);
+        } else if (!complex_parts(vm, v, &re, &im)) {
+            snprintf(err, errsize, "cannot pass a '%s' as %s", vm_type_name(vm, v), nd_dtype_name((NDType)t->kind));
+            return false;
+        }
+        NDType part = t->kind == JK_COMPLEX64 ? ND_FLOAT32 : ND_FLOAT64;
+        GpuNumber x = {0};
+        x.f = re;
+        int rc = gpu_args_push_scalar(&m->args, part, &x);
+        x.f = im;
+        if (!rc) rc = gpu_args_push_scalar(&m->args, part, &x);
+        if (rc) snprintf(err, errsize, "the parameters do not match the compiled kernel's");
+        return rc == 0;
+    }
     if (jt_is_scalar(t)) {
         GpuNumber x;
         if (!read_number(vm, v, &x)) {

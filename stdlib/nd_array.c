@@ -264,7 +264,10 @@ static Value arr_getattr(VM *vm, Value self, Str *name) {
         if (!strcmp(s, "flat")) return it_new(vm, self, true);
         if (!strcmp(s, "flags")) return flags_new(vm, self);
         break;
-    case 'i': if (!strcmp(s, "itemsize")) return INT_VAL((int64_t)nd_itemsize(a->dtype)); break;
+    case 'i':
+        if (!strcmp(s, "itemsize")) return INT_VAL((int64_t)nd_itemsize(a->dtype));
+        if (!strcmp(s, "imag")) return nd_complex_part(vm, self, true);
+        break;
     case 'n':
         if (!strcmp(s, "ndim")) return INT_VAL(a->ndim);
         if (!strcmp(s, "nbytes")) return INT_VAL(a->size * (int64_t)nd_itemsize(a->dtype));
@@ -274,7 +277,7 @@ static Value arr_getattr(VM *vm, Value self, Str *name) {
         if (!strcmp(s, "size")) return INT_VAL(a->size);
         if (!strcmp(s, "strides")) return nd_shape_tuple(vm, a->ndim, a->strides);
         break;
-    case 'r': if (!strcmp(s, "real")) return self; break;
+    case 'r': if (!strcmp(s, "real")) return nd_complex_part(vm, self, false); break;
     default: break;
     }
     return generic_getattr(vm, self, name);
@@ -457,7 +460,7 @@ static Value m_astype(VM *vm, int argc, Value *argv, Dict *kw) {
 }
 
 static Value tolist_rec(VM *vm, NDArray *a, int d, char *p) {
-    if (d == a->ndim) return nd_load_value(a->dtype, p);
+    if (d == a->ndim) return nd_load_value(vm, a->dtype, p);
     List *l = list_new(vm, a->shape[d]);
     vm_push_root(vm, OBJ_VAL(l));
     for (int64_t i = 0; i < a->shape[d]; i++) list_append(vm, l, tolist_rec(vm, a, d + 1, p + i * a->strides[d]));
@@ -475,7 +478,7 @@ static Value m_item(VM *vm, int argc, Value *argv, Dict *kw) {
     NDArray *a = ND_AS(argv[0]);
     if (argc == 1) {
         if (a->size != 1) vm_raise_kind(vm, ValueError, "can only convert an array of size 1 to a Python scalar");
-        return nd_load_value(a->dtype, a->data);
+        return nd_load_value(vm, a->dtype, a->data);
     }
     int64_t k = vm_to_index(vm, argv[1]), i = k < 0 ? k + a->size : k;
     if (i < 0 || i >= a->size)
@@ -488,7 +491,7 @@ static Value m_item(VM *vm, int argc, Value *argv, Dict *kw) {
         p += (flat % a->shape[d]) * a->strides[d];
         flat /= a->shape[d];
     }
-    return nd_load_value(a->dtype, p);
+    return nd_load_value(vm, a->dtype, p);
 }
 static Value m_fill(VM *vm, int argc, Value *argv, Dict *kw) {
     kw_done(vm, "fill", kw);

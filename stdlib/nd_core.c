@@ -61,8 +61,33 @@ double nd_load_f(NDType dt, const void *p) {
     case ND_UINT32: return *(const uint32_t *)p;
     case ND_UINT64: return (double)*(const uint64_t *)p;
     case ND_FLOAT16: return nd_half_to_float(*(const uint16_t *)p);
-    case ND_FLOAT32: return *(const float *)p;
+    case ND_FLOAT32: case ND_COMPLEX64: return *(const float *)p; /* complex: the real part, as numpy casts */
     default: return *(const double *)p;
+    }
+}
+
+void nd_load_c(NDType dt, const void *p, double *re, double *im) {
+    if (dt == ND_COMPLEX64) {
+        *re = ((const float *)p)[0];
+        *im = ((const float *)p)[1];
+    } else if (dt == ND_COMPLEX128) {
+        *re = ((const double *)p)[0];
+        *im = ((const double *)p)[1];
+    } else {
+        *re = nd_load_f(dt, p);
+        *im = 0.0;
+    }
+}
+
+void nd_store_c(NDType dt, void *p, double re, double im) {
+    if (dt == ND_COMPLEX64) {
+        ((float *)p)[0] = (float)re;
+        ((float *)p)[1] = (float)im;
+    } else if (dt == ND_COMPLEX128) {
+        ((double *)p)[0] = re;
+        ((double *)p)[1] = im;
+    } else {
+        nd_store_f(dt, p, re); /* numpy's ComplexWarning cast: the imaginary part is dropped */
     }
 }
 
@@ -99,7 +124,7 @@ int64_t nd_load_i(NDType dt, const void *p) {
     }
 }
 uint64_t nd_load_u(NDType dt, const void *p) {
-    if (nd_is_float(dt)) return f2u(nd_load_f(dt, p));
+    if (nd_is_float(dt) || nd_is_complex(dt)) return f2u(nd_load_f(dt, p));
     return (uint64_t)nd_load_i(dt, p);
 }
 
@@ -112,11 +137,12 @@ void nd_store_i(NDType dt, void *p, int64_t i) {
     case ND_INT64: case ND_UINT64: *(int64_t *)p = i; break;
     case ND_FLOAT16: *(uint16_t *)p = nd_float_to_half((double)i); break;
     case ND_FLOAT32: *(float *)p = (float)i; break;
+    case ND_COMPLEX64: case ND_COMPLEX128: nd_store_c(dt, p, (double)i, 0.0); break;
     default: *(double *)p = (double)i; break;
     }
 }
 void nd_store_u(NDType dt, void *p, uint64_t u) {
-    if (nd_is_float(dt)) nd_store_f(dt, p, (double)u);
+    if (nd_is_float(dt) || nd_is_complex(dt)) nd_store_f(dt, p, (double)u);
     else nd_store_i(dt, p, (int64_t)u);
 }
 void nd_store_f(NDType dt, void *p, double d) {
@@ -125,6 +151,7 @@ void nd_store_f(NDType dt, void *p, double d) {
     case ND_FLOAT16: *(uint16_t *)p = nd_float_to_half(d); break;
     case ND_FLOAT32: *(float *)p = (float)d; break;
     case ND_FLOAT64: *(double *)p = d; break;
+    case ND_COMPLEX64: case ND_COMPLEX128: nd_store_c(dt, p, d, 0.0); break;
     case ND_UINT64: *(uint64_t *)p = f2u(d); break;
     case ND_INT64: case ND_UINT32: nd_store_i(dt, p, f2i(d)); break;
     default: nd_store_i(dt, p, f2i32(d)); break;
@@ -133,7 +160,12 @@ void nd_store_f(NDType dt, void *p, double d) {
 
 void nd_cast1(NDType dd, void *pd, NDType sd, const void *ps) {
     if (dd == sd) memcpy(pd, ps, dtype_itemsize(dd));
-    else if (nd_is_float(sd)) nd_store_f(dd, pd, nd_load_f(sd, ps));
+    else if (nd_is_complex(sd) || nd_is_complex(dd)) {
+        double re, im;
+        nd_load_c(sd, ps, &re, &im);
+        if (nd_is_complex(dd) || nd_is_float(dd)) nd_store_c(dd, pd, re, im);
+        else nd_cast1(dd, pd, ND_FLOAT64, &re); /* to an integer: the real part, cast as a double */
+    } else if (nd_is_float(sd)) nd_store_f(dd, pd, nd_load_f(sd, ps));
     else if (sd == ND_UINT64) nd_store_u(dd, pd, *(const uint64_t *)ps);
     else nd_store_i(dd, pd, nd_load_i(sd, ps));
 }
@@ -184,6 +216,17 @@ static void store_float_as_int(VM *vm, NDType dt, void *p, double d) {
 
 void nd_store_value(VM *vm, NDType dt, void *p, Value v) {
     bool to_int = !nd_is_float(dt) && dt != ND_BOOL;
+    if (nd_is_complex(dt)) {
+        nd_store_complex_value(vm, dt, p, v);
+        return;
+    }
+    if (IS_COMPLEX(vm, v))
+        vm_raise_kind(vm, TypeError, "%s", nd_is_float(dt) ? "float() argument must be a string or a real number, not 'complex'"
+                                          : "int() argument must be a string, a bytes-like object or a real number, not 'complex'");
+    if (nd_is_scalar(vm, v) && nd_is_complex(((NDScalar *)AS_OBJ(v))->dtype)) {
+        nd_cast1(dt, p, ((NDScalar *)AS_OBJ(v))->dtype, &((NDScalar *)AS_OBJ(v))->v);
+        return;
+    }
     if (IS_BOOL(v)) nd_store_i(dt, p, AS_BOOL(v));
     else if (IS_INT(v)) store_py_int(vm, dt, p, AS_INT(v));
     else if (IS_FLOAT(v)) {
@@ -211,7 +254,12 @@ void nd_store_value(VM *vm, NDType dt, void *p, Value v) {
     }
 }
 
-Value nd_load_value(NDType dt, const void *p) {
+Value nd_load_value(VM *vm, NDType dt, const void *p) {
+    if (nd_is_complex(dt)) {
+        double re, im;
+        nd_load_c(dt, p, &re, &im);
+        return complex_value(vm, re, im);
+    }
     if (dt == ND_BOOL) return BOOL_VAL(*(const uint8_t *)p);
     if (nd_is_float(dt)) return FLOAT_VAL(nd_load_f(dt, p));
     if (dt == ND_UINT64 && *(const uint64_t *)p > (uint64_t)INT64_MAX) return FLOAT_VAL((double)*(const uint64_t *)p);
@@ -231,6 +279,7 @@ int nd_dtype_try(VM *vm, Value v) {
     if (o == (Obj *)vm->t_float) return ND_FLOAT64;
     if (o == (Obj *)vm->t_int) return ND_INT64;
     if (o == (Obj *)vm->t_bool) return ND_BOOL;
+    if (o == (Obj *)vm->t_complex) return ND_COMPLEX128;
     if (IS_STR(vm, v)) return dtype_from_numpy_str(AS_STR(v)->chars);
     return -1;
 }
@@ -273,12 +322,12 @@ static Value dtype_getattr(VM *vm, Value self, Str *name) {
         return STR_VAL(str_new(vm, &c, 1));
     }
     if (!strcmp(s, "kind"))
-        return STR_VAL(str_cstr(vm, dt == ND_BOOL ? "b" : nd_is_signed(dt) ? "i" : nd_is_unsigned(dt) ? "u" : "f"));
+        return STR_VAL(str_cstr(vm, dt == ND_BOOL ? "b" : nd_is_signed(dt) ? "i" : nd_is_unsigned(dt) ? "u" : nd_is_complex(dt) ? "c" : "f"));
     if (!strcmp(s, "type")) return OBJ_VAL(nd_state(vm)->t_scalar[dt]);
     if (!strcmp(s, "str")) {
         char buf[8];
         snprintf(buf, sizeof buf, "%c%c%d", dtype_itemsize(dt) == 1 ? '|' : '<',
-                 dt == ND_BOOL ? 'b' : nd_is_signed(dt) ? 'i' : nd_is_unsigned(dt) ? 'u' : 'f', (int)dtype_itemsize(dt));
+                 dt == ND_BOOL ? 'b' : nd_is_signed(dt) ? 'i' : nd_is_unsigned(dt) ? 'u' : nd_is_complex(dt) ? 'c' : 'f', (int)dtype_itemsize(dt));
         return STR_VAL(str_cstr(vm, buf));
     }
     return generic_getattr(vm, self, name);
@@ -667,6 +716,12 @@ NDType nd_promote(NDType a, NDType b) {
     if (a == b) return a;
     if (a == ND_BOOL) return b;
     if (b == ND_BOOL) return a;
+    if (nd_is_complex(a) || nd_is_complex(b)) { /* complex64 only when the other fits a float32 */
+        NDType o = nd_is_complex(a) ? b : a;
+        if (nd_is_complex(o)) return ND_COMPLEX128;
+        return (o == ND_FLOAT16 || o == ND_FLOAT32 || dtype_itemsize(o) <= 2) &&
+                       (a == ND_COMPLEX64 || b == ND_COMPLEX64) ? ND_COMPLEX64 : ND_COMPLEX128;
+    }
     if (nd_is_float(a) && nd_is_float(b)) return a > b ? a : b;
     if (nd_is_float(a) || nd_is_float(b)) {
         NDType f = nd_is_float(a) ? a : b, i = nd_is_float(a) ? b : a;
@@ -788,6 +843,7 @@ Module *stdlib_numpy(VM *vm) {
     nd_create_more_init(vm, m);
     nd_ops_init(vm, st, m);
     nd_reduce_init(vm, st, m);
+    nd_complex_init(vm, st, m);
     nd_random_init(vm, m);
     nd_extra_init(vm, st, m);
     vm_pop_roots(vm, 1);

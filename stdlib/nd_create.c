@@ -46,6 +46,7 @@ static void leaf_dtype(VM *vm, Value v, Discover *d) {
     if (IS_BOOL(v)) t = ND_BOOL;
     else if (IS_INT(v)) t = ND_INT64;
     else if (IS_FLOAT(v)) t = ND_FLOAT64;
+    else if (IS_COMPLEX(vm, v)) t = ND_COMPLEX128;
     else if (nd_is_scalar(vm, v)) t = ((NDScalar *)AS_OBJ(v))->dtype;
     else if (IS_STR(vm, v) || IS_NONE(v) || IS_OBJ(v))
         vm_raise_kind(vm, TypeError, "gpy's numpy supports numeric arrays only (got '%s')", vm_type_name(vm, v));
@@ -158,6 +159,7 @@ static Value make_filled(VM *vm, const char *fname, Value shapev, Value dtv, Val
         if (!IS_EMPTY(fill) && !strcmp(fname, "full")) {
             if (IS_BOOL(fill)) dt = ND_BOOL;
             else if (IS_INT(fill)) dt = ND_INT64;
+            else if (IS_COMPLEX(vm, fill)) dt = ND_COMPLEX128;
             else if (nd_is_scalar(vm, fill)) dt = ((NDScalar *)AS_OBJ(fill))->dtype;
         }
     }

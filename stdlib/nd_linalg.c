@@ -151,6 +151,7 @@ static Value dot2(VM *vm, NDArray *A, NDArray *B, bool matmul) {
                       A->ndim - 1, (long long)k2);
     }
     NDType ot = nd_promote(A->dtype, B->dtype);
+    if (nd_is_complex(ot)) vm_raise_kind(vm, TypeError, "gpy's numpy has no complex matrix products");
     NDType ct = ot == ND_FLOAT16 ? ND_FLOAT32 : nd_is_float(ot) ? ot : nd_is_unsigned(ot) ? ND_UINT64 : ND_INT64;
     NDArray *CA = contig(vm, A, ct);
     vm_push_root(vm, OBJ_VAL(CA));

@@ -36,13 +36,16 @@ NDArray *nd_operand(VM *vm, Value v, int *weak) {
     if (IS_BOOL(v)) { *weak = 1; return NULL; }
     if (IS_INT(v)) { *weak = 2; return NULL; }
     if (IS_FLOAT(v)) { *weak = 3; return NULL; }
+    if (IS_COMPLEX(vm, v)) { *weak = 4; return NULL; }
     if (nd_is_scalar(vm, v) || IS_LIST(vm, v) || IS_TUPLE(vm, v)) return nd_array_from(vm, v, -1, false);
     return NULL;
 }
 
 static NDType weak_type(NDType strong, int weak) {
     if (weak == 2) return strong == ND_BOOL ? ND_INT64 : strong;
-    if (weak == 3) return nd_is_float(strong) ? strong : ND_FLOAT64;
+    if (weak == 3) return nd_is_float(strong) || nd_is_complex(strong) ? strong : ND_FLOAT64;
+    if (weak == 4) /* a Python complex keeps complex64 and the small floats' precision */
+        return nd_is_complex(strong) ? strong : strong == ND_FLOAT16 || strong == ND_FLOAT32 ? ND_COMPLEX64 : ND_COMPLEX128;
     return strong;
 }
 
@@ -270,6 +273,24 @@ static _Noreturn void no_loop(VM *vm, UFn f) {
                   ufn_names[f]);
 }
 
+/* The complex loop of f, or -1 when numpy has none for complex (// % & ...). */
+static int complex_op(UFn f) {
+    switch (f) {
+    case U_ADD: return NDC_ADD;
+    case U_SUB: return NDC_SUB;
+    case U_MUL: return NDC_MUL;
+    case U_TDIV: return NDC_DIV;
+    case U_POW: return NDC_POW;
+    case U_EQ: return NDC_EQ;
+    case U_NE: return NDC_NE;
+    case U_LT: return NDC_LT;
+    case U_LE: return NDC_LE;
+    case U_GT: return NDC_GT;
+    case U_GE: return NDC_GE;
+    default: return -1;
+    }
+}
+
 /* The whole binary ufunc: x f y, into out when out is not NULL (in place). */
 static Value binary(VM *vm, UFn f, Value x, Value y, NDArray *out) {
     int wa, wb;
@@ -281,12 +302,13 @@ static Value binary(VM *vm, UFn f, Value x, Value y, NDArray *out) {
     vm_push_root(vm, B ? OBJ_VAL(B) : y);
     NDType ct;
     if (!wa && !wb) ct = nd_promote(A->dtype, B->dtype);
-    else if (wa && wb) ct = wa == 3 || wb == 3 ? ND_FLOAT64 : wa == 2 || wb == 2 ? ND_INT64 : ND_BOOL;
+    else if (wa && wb) ct = wa == 4 || wb == 4 ? ND_COMPLEX128 : wa == 3 || wb == 3 ? ND_FLOAT64 : wa == 2 || wb == 2 ? ND_INT64 : ND_BOOL;
     else ct = weak_type(wa ? B->dtype : A->dtype, wa ? wa : wb);
     /* numpy 2 compares with an out-of-range Python int exactly (uint8 > -1) */
     if (is_cmp(f) && (wa == 2 || wb == 2) && !nd_int_fits(ct, AS_INT(wa == 2 ? x : y)))
         ct = nd_promote(ct, ND_INT64);
-    if ((f == U_TDIV || f == U_ATAN2 || f == U_HYPOT) && !nd_is_float(ct)) ct = f == U_TDIV ? ND_FLOAT64 : float_for(ct);
+    if (nd_is_complex(ct) && complex_op(f) < 0) no_loop(vm, f);
+    if ((f == U_TDIV || f == U_ATAN2 || f == U_HYPOT) && !nd_is_float(ct) && !nd_is_complex(ct)) ct = f == U_TDIV ? ND_FLOAT64 : float_for(ct);
     if (ct == ND_BOOL && (f == U_POW || f == U_FDIV || f == U_MOD || f == U_LSH || f == U_RSH)) ct = ND_INT8;
     if (ct == ND_BOOL && f == U_SUB)
         vm_raise_kind(vm, TypeError, "numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor, the `^` operator, or the logical_xor function instead.");
@@ -344,7 +366,8 @@ static Value binary(VM *vm, UFn f, Value x, Value y, NDArray *out) {
     R = direct ? out : nd_empty(vm, lt, nd, shape);
     vm_push_root(vm, OBJ_VAL(R));
     bool negpow = false;
-    if (R->size && !run_loop(f, ft, PA->data, fa, PB->data, fb, R->data, R->size, &negpow)) no_loop(vm, f);
+    if (R->size && nd_is_complex(ft)) nd_complex_binary((NDComplexOp)complex_op(f), ft, PA->data, fa, PB->data, fb, R->data, R->size);
+    else if (R->size && !run_loop(f, ft, PA->data, fa, PB->data, fb, R->data, R->size, &negpow)) no_loop(vm, f);
     if (negpow) vm_raise_kind(vm, ValueError, "Integers to negative integer powers are not allowed.");
     if (out) {
         if (!direct) nd_assign(vm, out, R);
@@ -496,6 +519,28 @@ static float apply_f32(UUn u, float x) {
 static bool float_only(UUn u) { return u >= V_SQRT && u <= V_TANH; }
 static bool is_pred(UUn u) { return u == V_ISNAN || u == V_ISINF || u == V_ISFINITE || u == V_NOT; }
 
+/* u of a complex array: numpy's complex loops (abs gives the real dtype;
+** rounding, sign and the like have no complex loop). */
+static Value complex_unary(VM *vm, UUn u, NDArray *A) {
+    static const int map[V__COUNT] = {
+        [V_NEG] = NDC_NEG + 1, [V_POS] = NDC_POS + 1, [V_ABS] = NDC_ABS + 1, [V_SQRT] = NDC_SQRT + 1,
+        [V_EXP] = NDC_EXP + 1, [V_LOG] = NDC_LOG + 1, [V_LOG10] = NDC_LOG10 + 1, [V_SIN] = NDC_SIN + 1,
+        [V_COS] = NDC_COS + 1, [V_TAN] = NDC_TAN + 1, [V_ASIN] = NDC_ASIN + 1, [V_ACOS] = NDC_ACOS + 1,
+        [V_ATAN] = NDC_ATAN + 1, [V_SINH] = NDC_SINH + 1, [V_COSH] = NDC_COSH + 1, [V_TANH] = NDC_TANH + 1,
+        [V_ISNAN] = NDC_ISNAN + 1, [V_ISINF] = NDC_ISINF + 1, [V_ISFINITE] = NDC_ISFINITE + 1,
+        [V_NOT] = NDC_NOT + 1, [V_SQUARE] = NDC_SQUARE + 1, [V_RECIP] = NDC_RECIP + 1,
+    };
+    if (!map[u])
+        vm_raise_kind(vm, TypeError, "ufunc '%s' not supported for the input types, and the inputs could not be safely coerced to any supported types according to the casting rule ''safe''", uun_names[u]);
+    vm_push_root(vm, OBJ_VAL(A));
+    NDType ot = is_pred(u) ? ND_BOOL : u == V_ABS ? nd_complex_part_type(A->dtype) : A->dtype;
+    NDArray *R = nd_empty(vm, ot, A->ndim, A->shape);
+    vm_push_root(vm, OBJ_VAL(R));
+    nd_complex_unary((NDComplexUn)(map[u] - 1), A, R);
+    vm_pop_roots(vm, 2);
+    return nd_result(vm, R);
+}
+
 /* The elementwise unary function u of v (array, scalar or number). */
 static Value unary(VM *vm, UUn u, Value v) {
     int w;
@@ -504,6 +549,10 @@ static Value unary(VM *vm, UUn u, Value v) {
     if (!A) A = nd_array_from(vm, v, -1, false);
     vm_push_root(vm, OBJ_VAL(A));
     NDType it = A->dtype, ot;
+    if (nd_is_complex(it)) {
+        vm_pop_roots(vm, 1);
+        return complex_unary(vm, u, A);
+    }
     if (is_pred(u)) ot = ND_BOOL;
     else if (float_only(u) || u == V_EXPM1 || u == V_LOG1P || u == V_CBRT) ot = float_for(it);
     else ot = it;
@@ -779,6 +828,7 @@ Value nd_round(VM *vm, Value v, int64_t dec) {
     if (dec < INT32_MIN) vm_raise_kind(vm, OverflowError, "signed integer is less than minimum");
     if (dec == 0) return unary(vm, V_RINT, v);
     NDArray *A = nd_from_value(vm, v, -1);
+    if (nd_is_complex(A->dtype)) vm_raise_kind(vm, TypeError, "gpy's numpy cannot round complex arrays");
     if (!nd_is_float(A->dtype) && dec >= 0) return nd_result(vm, nd_copy(vm, A));
     vm_push_root(vm, OBJ_VAL(A));
     NDArray *R = nd_copy(vm, A);

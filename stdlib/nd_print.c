@@ -607,10 +607,43 @@ static int format_float_scalar(char *buf, NDType dt, const void *p) {
     return format_scientific(buf, &f, -1, -1, TRIM_DPT_ZEROS, -1, -1);
 }
 
+/* One part of a complex scalar: shortest digits without a trailing ".0",
+** as Python prints complex numbers. */
+static int format_complex_part(char *buf, NDType pt, const void *p) {
+    FloatParts f = float_parts(pt, p);
+    if (f.is_nan) return snprintf(buf, ELEM_MAX, "nan");
+    if (f.is_inf) return snprintf(buf, ELEM_MAX, f.neg ? "-inf" : "inf");
+    double a = fabs(load_float(pt, p));
+    double upper = pt == ND_FLOAT32 ? 1e6 : 1e16;
+    if (a == 0 || (a >= 1e-4 && a < upper)) return format_positional(buf, &f, -1, -1, TRIM_DPT_ZEROS, -1, -1);
+    return format_scientific(buf, &f, -1, -1, TRIM_DPT_ZEROS, -1, -1);
+}
+
+/* str() of a complex scalar: "1j", "(1+2j)", "(-0-1j)", "(nan+infj)". */
+static void format_complex_scalar(StrBuf *sb, NDType dt, const void *p, bool parens) {
+    NDType pt = dt == ND_COMPLEX64 ? ND_FLOAT32 : ND_FLOAT64;
+    const char *ip = (const char *)p + nd_itemsize(pt);
+    char re[DIGITS_MAX + 64], im[DIGITS_MAX + 64];
+    format_complex_part(im, pt, ip);
+    double r = load_float(pt, p);
+    if (r == 0 && !signbit(r)) {
+        sb_printf(sb, "%sj", im);
+        return;
+    }
+    format_complex_part(re, pt, p);
+    sb_printf(sb, parens ? "(%s%s%sj)" : "%s%s%sj", re, im[0] == '-' ? "" : "+", im);
+}
+
 Str *nd_format_scalar(VM *vm, NDType dt, const void *p, bool repr) {
     char buf[DIGITS_MAX + 64];
     StrBuf sb;
     sb_init(&sb);
+    if (nd_is_complex(dt)) {
+        if (repr) sb_printf(&sb, "np.%s(", dtype_name(dt));
+        format_complex_scalar(&sb, dt, p, !repr); /* repr: np.complex128(1+2j) */
+        if (repr) sb_putc(&sb, ')');
+        return sb_finish(vm, &sb);
+    }
     if (dt == ND_BOOL) {
         bool t = *(const uint8_t *)p != 0;
         sb_appends(&sb, repr ? (t ? "np.True_" : "np.False_") : (t ? "True" : "False"));
@@ -648,6 +681,11 @@ typedef struct ElemFormat {
     ** second pass when it would produce the same digits (NULL: none) */
     struct CachedElem *cache;
     int64_t ncache, cursor;
+    /* complex arrays: this formats the real parts; imag the imaginary ones
+    ** (numpy's ComplexFloatingFormat: two FloatingFormats, the second with
+    ** sign '+'); plus_sign marks that second one */
+    struct ElemFormat *imag;
+    bool plus_sign;
 } ElemFormat;
 
 typedef struct CachedElem {
@@ -725,6 +763,7 @@ static void gather_float_widths(ElemFormat *ef, const char *p) {
         int_len = (int)(dot - buf);
         frac_len = (int)(buf + len - dot - 1);
     }
+    if (ef->plus_sign && !f.neg) int_len++; /* the '+' */
     if (int_len > ef->max_int_len) ef->max_int_len = int_len;
     if (frac_len > ef->max_frac_len) ef->max_frac_len = frac_len;
     if (ce && len < (int)sizeof ce->text) {
@@ -782,8 +821,26 @@ static bool wants_exp_format(const ElemFormat *ef) {
     }
 }
 
+static void build_format(ElemFormat *ef, const NDArray *a, bool summarize);
+
+/* The formats of a complex array's real and imaginary parts, built over
+** header copies of a that read one float of each element. */
+static void build_complex_format(ElemFormat *re, ElemFormat *im, const NDArray *a, bool summarize) {
+    NDType pt = a->dtype == ND_COMPLEX64 ? ND_FLOAT32 : ND_FLOAT64;
+    NDArray part = *a;
+    part.dtype = pt;
+    build_format(re, &part, summarize);
+    memset(im, 0, sizeof *im);
+    im->plus_sign = true;
+    part.data += nd_itemsize(pt);
+    build_format(im, &part, summarize);
+    re->imag = im;
+}
+
 static void build_format(ElemFormat *ef, const NDArray *a, bool summarize) {
+    bool plus = ef->plus_sign;
     memset(ef, 0, sizeof *ef);
+    ef->plus_sign = plus;
     ef->dt = a->dtype;
     ef->zero_d = a->ndim == 0;
     if (ef->dt == ND_BOOL) return;
@@ -814,7 +871,7 @@ static void build_format(ElemFormat *ef, const NDArray *a, bool summarize) {
         int64_t shown = 1;
         for (int i = 0; i < a->ndim; i++)
             shown *= summarize && a->shape[i] > 2 * EDGEITEMS ? 2 * EDGEITEMS : a->shape[i];
-        ef->cache = malloc((size_t)shown * sizeof(CachedElem));
+        ef->cache = plus ? NULL : malloc((size_t)shown * sizeof(CachedElem)); /* no reuse with a '+' */
         ef->ncache = ef->cache ? shown : 0;
         ef->cursor = 0;
         visit_shown(a, 0, a->data, summarize, ef, gather_float_widths);
@@ -836,7 +893,7 @@ static void build_format(ElemFormat *ef, const NDArray *a, bool summarize) {
     }
     if (ef->any_nonfinite) {
         int offset = ef->pad_right + 1;
-        int nan_need = 3 - offset, inf_need = 3 + (ef->any_neginf ? 1 : 0) - offset;
+        int nan_need = 3 - offset, inf_need = 3 + (ef->any_neginf || plus ? 1 : 0) - offset;
         if (nan_need > ef->pad_left) ef->pad_left = nan_need;
         if (inf_need > ef->pad_left) ef->pad_left = inf_need;
     }
@@ -852,7 +909,30 @@ static int right_align(char *buf, const char *s, int len, int w) {
 
 /* Formats the element at p, the next one in visiting order, into buf
 ** (ELEM_MAX + DIGITS_MAX bytes); returns its length. */
+static int format_elem(ElemFormat *ef, const char *p, char *buf);
+
+/* A complex element: the real part, then the signed imaginary part with
+** its 'j' before the padding that follows it. */
+static int format_complex_elem(ElemFormat *re, ElemFormat *im, const char *p, char *buf) {
+    int n = format_elem(re, p, buf);
+    char tmp[ELEM_MAX + DIGITS_MAX];
+    int m = format_elem(im, p + nd_itemsize(re->dt), tmp);
+    int sp = m;
+    while (sp > 0 && tmp[sp - 1] == ' ') sp--;
+    memcpy(buf + n, tmp, (size_t)sp);
+    buf[n + sp] = 'j';
+    memcpy(buf + n + sp + 1, tmp + sp, (size_t)(m - sp));
+    return n + m + 1;
+}
+
 static int format_elem(ElemFormat *ef, const char *p, char *buf) {
+    if (ef->imag) {
+        ElemFormat *im = ef->imag;
+        ef->imag = NULL;
+        int r = format_complex_elem(ef, im, p, buf);
+        ef->imag = im;
+        return r;
+    }
     if (ef->dt == ND_BOOL) {
         bool t = *(const uint8_t *)p != 0;
         if (!t) return right_align(buf, "False", 5, 0);
@@ -870,8 +950,19 @@ static int format_elem(ElemFormat *ef, const char *p, char *buf) {
     }
     FloatParts f = float_parts(ef->dt, p);
     if (f.is_nan || f.is_inf) {
-        const char *s = f.is_nan ? "nan" : f.neg ? "-inf" : "inf";
+        const char *s = f.is_nan ? (ef->plus_sign ? "+nan" : "nan") : f.neg ? "-inf" : ef->plus_sign ? "+inf" : "inf";
         return right_align(buf, s, (int)strlen(s), ef->pad_left + ef->pad_right + 1);
+    }
+    if (ef->plus_sign && !f.neg) { /* one column less of padding, then '+' before the digits */
+        ElemFormat shifted = *ef;
+        shifted.plus_sign = false;
+        shifted.pad_left = ef->pad_left - 1;
+        int n = format_elem(&shifted, p, buf + 1);
+        int k = 1;
+        while (k <= n && buf[k] == ' ') k++;
+        memmove(buf, buf + 1, (size_t)(k - 1));
+        buf[k - 1] = '+';
+        return n + 1;
     }
     if (ef->exp_format)
         return format_scientific(buf, &f, ef->precision, ef->min_digits, ef->trim, ef->pad_left,
@@ -1008,9 +1099,11 @@ Str *nd_format_array(VM *vm, NDArray *a, bool repr) {
     if (a->size == 0) {
         sb_appends(&sb, "[]");
     } else {
-        ElemFormat ef;
+        ElemFormat ef, im;
         bool summarize = a->size > THRESHOLD;
-        build_format(&ef, a, summarize);
+        memset(&ef, 0, sizeof ef);
+        if (nd_is_complex(a->dtype)) build_complex_format(&ef, &im, a, summarize);
+        else build_format(&ef, a, summarize);
         Layout L = {
             .a = a, .ef = &ef, .sb = &sb,
             .sep = repr ? ", " : " ", .sep_len = repr ? 2 : 1, .sep_comma = repr,
@@ -1018,11 +1111,12 @@ Str *nd_format_array(VM *vm, NDArray *a, bool repr) {
         };
         layout_rec(&L, 0, a->data, 1 + prefix_len, LINEWIDTH - (repr ? 1 : 0));
         free(ef.cache);
+        if (ef.imag) free(im.cache);
     }
     if (!repr) return sb_finish(vm, &sb);
 
     bool want_shape = (a->size == 0 && !(a->ndim == 1)) || a->size > THRESHOLD;
-    bool implied = a->dtype == ND_INT64 || a->dtype == ND_FLOAT64 || a->dtype == ND_BOOL;
+    bool implied = a->dtype == ND_INT64 || a->dtype == ND_FLOAT64 || a->dtype == ND_BOOL || a->dtype == ND_COMPLEX128;
     bool want_dtype = !implied || a->size == 0;
     if (!want_shape && !want_dtype) {
         sb_putc(&sb, ')');

@@ -13,6 +13,7 @@
 #include "ndarray.h"
 #include "mt19937.h"
 #include "stdlib_priv.h"
+#include "complex_num.h"
 
 /* A numpy scalar (np.float32(1.5), np.int64(3), np.True_): one element. */
 typedef union NDElem {
@@ -28,6 +29,8 @@ typedef union NDElem {
     uint64_t u64;
     float f32;
     double f64;
+    float c64[2];  /* complex64: real, imaginary */
+    double c128[2];
 } NDElem;
 
 typedef struct NDScalar {
@@ -102,7 +105,31 @@ bool nd_int_fits(NDType dt, int64_t i);
 /* Stores a Python value (number or numpy scalar) as dtype dt at p. */
 void nd_store_value(VM *vm, NDType dt, void *p, Value v);
 /* The Python value of an element (int/float/bool) for tolist()/item(). */
-Value nd_load_value(NDType dt, const void *p);
+Value nd_load_value(VM *vm, NDType dt, const void *p);
+/* Complex elements: a store into a real dtype keeps the real part (numpy's cast). */
+void nd_store_c(NDType dt, void *p, double re, double im);
+/* ---- nd_complex.c: complex64/complex128 ---- */
+/* Stores a Python value (number, complex, numpy scalar, str) into a complex dtype. */
+void nd_store_complex_value(VM *vm, NDType dt, void *p, Value v);
+typedef enum NDComplexOp { NDC_ADD, NDC_SUB, NDC_MUL, NDC_DIV, NDC_POW, NDC_EQ, NDC_NE, NDC_LT, NDC_LE, NDC_GT, NDC_GE } NDComplexOp;
+typedef enum NDComplexUn {
+    NDC_NEG, NDC_POS, NDC_ABS, NDC_SQRT, NDC_EXP, NDC_LOG, NDC_LOG10, NDC_SIN, NDC_COS, NDC_TAN, NDC_SINH,
+    NDC_COSH, NDC_TANH, NDC_ASIN, NDC_ACOS, NDC_ATAN, NDC_CONJ, NDC_REAL, NDC_IMAG, NDC_ANGLE, NDC_ISNAN,
+    NDC_ISINF, NDC_ISFINITE, NDC_NOT, NDC_SQUARE, NDC_RECIP
+} NDComplexUn;
+/* x op y over n elements of complex dtype t (sa/sb 0: a single element
+** repeated); comparisons write bools. */
+bool nd_complex_binary(NDComplexOp op, NDType t, const char *pa, int sa, const char *pb, int sb, char *po, int64_t n);
+/* R = u(A) elementwise (A any layout, R contiguous of the result dtype). */
+bool nd_complex_unary(NDComplexUn u, NDArray *A, NDArray *R);
+/* float32 for complex64, float64 for complex128 (others unchanged). */
+NDType nd_complex_part_type(NDType t);
+/* a.real / a.imag: views into a complex array. */
+Value nd_complex_part(VM *vm, Value self, bool imag);
+void nd_complex_init(VM *vm, NDState *st, Module *m);
+/* Sum (what 0), product (1) or mean (2) of each of outer contiguous rows of
+** inner elements of complex dtype t, into out (outer elements of t). */
+void nd_complex_reduce_rows(int what, NDType t, const char *rows, int64_t outer, int64_t inner, char *out);
 /* Advances a C-order index over shape and moves up to two pointers. */
 static inline void nd_advance(int ndim, const int64_t *shape, int64_t *idx, char **p1,
                               const int64_t *s1, char **p2, const int64_t *s2) {

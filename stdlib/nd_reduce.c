@@ -97,6 +97,22 @@ static Value reduce(VM *vm, Red r, NDArray *a, Value axisv, bool keepdims, int64
         vm_raise_kind(vm, TypeError, "'tuple' object cannot be interpreted as an integer");
     parse_axes(vm, axisv, a->ndim, red);
     NDType in = a->dtype, ct, ot;
+    if (nd_is_complex(in) || (dtype_override >= 0 && nd_is_complex((NDType)dtype_override))) {
+        if (r != R_SUM && r != R_PROD && r != R_MEAN)
+            vm_raise_kind(vm, TypeError, "gpy's numpy has no complex %s", red_names[r]);
+        NDType t = dtype_override >= 0 ? (NDType)dtype_override : in;
+        if (!nd_is_complex(t)) t = ND_COMPLEX128;
+        int64_t outer, inner, oshape[ND_MAXDIM];
+        int ond;
+        vm_push_root(vm, OBJ_VAL(a));
+        NDArray *C = rows_of(vm, a, red, keepdims, t, &outer, &inner, &ond, oshape);
+        vm_push_root(vm, OBJ_VAL(C));
+        NDArray *R = nd_new(vm, t, ond, oshape);
+        vm_push_root(vm, OBJ_VAL(R));
+        nd_complex_reduce_rows(r == R_SUM ? 0 : r == R_PROD ? 1 : 2, t, C->data, outer, inner, R->data);
+        vm_pop_roots(vm, 3);
+        return nd_result(vm, R);
+    }
     switch (r) {
     case R_SUM: case R_PROD:
         ot = dtype_override >= 0 ? (NDType)dtype_override : sum_type(in);

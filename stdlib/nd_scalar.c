@@ -22,6 +22,11 @@ static Value sc_str(VM *vm, Value self) { return STR_VAL(nd_format_scalar(vm, SC
 static bool sc_truthy(VM *vm, Value self) {
     (void)vm;
     NDScalar *s = SC(self);
+    if (nd_is_complex(s->dtype)) {
+        double re, im;
+        nd_load_c(s->dtype, &s->v, &re, &im);
+        return re != 0 || im != 0;
+    }
     if (nd_is_float(s->dtype)) return nd_load_f(s->dtype, &s->v) != 0;
     return nd_load_u(s->dtype, &s->v) != 0;
 }
@@ -29,7 +34,7 @@ static bool sc_truthy(VM *vm, Value self) {
 /* Same hash as the equal Python number, so dict keys mix. */
 static int64_t sc_hash(VM *vm, Value self) {
     NDScalar *s = SC(self);
-    return vm_hash(vm, nd_load_value(s->dtype, &s->v));
+    return vm_hash(vm, nd_load_value(vm, s->dtype, &s->v));
 }
 
 static Value m_float(VM *vm, int argc, Value *argv, Dict *kw) {
@@ -41,7 +46,7 @@ static Value m_int(VM *vm, int argc, Value *argv, Dict *kw) {
     kw_none(vm, "__int__", kw);
     (void)argc;
     NDScalar *s = SC(argv[0]);
-    if (nd_is_float(s->dtype)) {
+    if (nd_is_float(s->dtype) || nd_is_complex(s->dtype)) { /* complex: the real part (numpy warns) */
         double d = nd_load_f(s->dtype, &s->v);
         if (isnan(d)) vm_raise_kind(vm, ValueError, "cannot convert float NaN to integer");
         if (isinf(d)) vm_raise_kind(vm, OverflowError, "cannot convert float infinity to integer");
@@ -49,7 +54,7 @@ static Value m_int(VM *vm, int argc, Value *argv, Dict *kw) {
             vm_raise_kind(vm, OverflowError, "Python int too large to convert to C long");
         return INT_VAL((int64_t)d);
     }
-    return nd_load_value(s->dtype, &s->v).tag == VAL_FLOAT ? FLOAT_VAL(nd_load_f(s->dtype, &s->v))
+    return nd_load_value(vm, s->dtype, &s->v).tag == VAL_FLOAT ? FLOAT_VAL(nd_load_f(s->dtype, &s->v))
                                                           : INT_VAL(nd_load_i(s->dtype, &s->v));
 }
 static Value m_index(VM *vm, int argc, Value *argv, Dict *kw) {
@@ -58,10 +63,17 @@ static Value m_index(VM *vm, int argc, Value *argv, Dict *kw) {
         vm_raise_kind(vm, TypeError, "'%s' object cannot be interpreted as an integer", nd_dtype_name(s->dtype));
     return m_int(vm, argc, argv, kw);
 }
+static Value m_complex(VM *vm, int argc, Value *argv, Dict *kw) {
+    kw_none(vm, "__complex__", kw);
+    (void)argc;
+    double re, im;
+    nd_load_c(SC(argv[0])->dtype, &SC(argv[0])->v, &re, &im);
+    return complex_value(vm, re, im);
+}
 static Value m_item(VM *vm, int argc, Value *argv, Dict *kw) {
     kw_none(vm, "item", kw);
     (void)argc;
-    return nd_load_value(SC(argv[0])->dtype, &SC(argv[0])->v);
+    return nd_load_value(vm, SC(argv[0])->dtype, &SC(argv[0])->v);
 }
 static Value m_astype(VM *vm, int argc, Value *argv, Dict *kw) {
     kw_none(vm, "astype", kw);
@@ -127,6 +139,12 @@ static Value sc_getattr(VM *vm, Value self, Str *name) {
     if (!strcmp(n, "ndim")) return INT_VAL(0);
     if (!strcmp(n, "size")) return INT_VAL(1);
     if (!strcmp(n, "itemsize") || !strcmp(n, "nbytes")) return INT_VAL((int64_t)nd_itemsize(s->dtype));
+    if (nd_is_complex(s->dtype) && (!strcmp(n, "real") || !strcmp(n, "imag"))) {
+        NDElem part;
+        NDType pt = nd_complex_part_type(s->dtype);
+        memcpy(&part, s->v.b + (n[0] == 'i' ? nd_itemsize(pt) : 0), nd_itemsize(pt));
+        return nd_scalar_from_ptr(vm, pt, &part);
+    }
     if (!strcmp(n, "real") || !strcmp(n, "T")) return self;
     if (!strcmp(n, "imag")) {
         NDElem z = {0};
@@ -138,17 +156,23 @@ static Value sc_getattr(VM *vm, Value self, Str *name) {
 /* np.float32(x): a scalar from a number or string; an array from arrays
 ** and sequences (like numpy). */
 static Value sc_new(VM *vm, Type *cls, int argc, Value *argv, Dict *kwargs) {
-    kw_done(vm, cls->cname, kwargs);
-    arg_between(vm, cls->cname, argc, 0, 1);
     NDType dt = (NDType)nd_dtype_try(vm, OBJ_VAL(cls));
     NDElem e = {0};
+    if (nd_is_complex(dt) && argc == 2) { /* np.complex64(re, im), as complex(re, im) */
+        kw_done(vm, cls->cname, kwargs);
+        Value z = vm_call(vm, OBJ_VAL(vm->t_complex), 2, argv);
+        nd_store_value(vm, dt, &e, z);
+        return nd_scalar_from_ptr(vm, dt, &e);
+    }
+    kw_done(vm, cls->cname, kwargs);
+    arg_between(vm, cls->cname, argc, 0, 1);
     if (argc == 0) return nd_scalar_from_ptr(vm, dt, &e);
     Value v = argv[0];
     if (nd_check(vm, v) || IS_LIST(vm, v) || IS_TUPLE(vm, v)) {
         NDArray *a = nd_array_from(vm, v, dt, true);
         return nd_result(vm, a);
     }
-    if (IS_STR(vm, v) && !nd_is_float(dt)) {
+    if (IS_STR(vm, v) && !nd_is_float(dt) && !nd_is_complex(dt)) {
         Value i = int_from_str(vm, AS_STR(v)->chars, (size_t)AS_STR(v)->len, 10);
         nd_store_value(vm, dt, &e, i);
     } else if (IS_INT(v) && !nd_is_float(dt) && dt != ND_BOOL) {
@@ -178,7 +202,8 @@ void nd_scalar_init(VM *vm, NDState *st) {
         t->getattr = sc_getattr;
         type_add_method(vm, t, "__float__", m_float);
         type_add_method(vm, t, "__int__", m_int);
-        if (!nd_is_float((NDType)i)) type_add_method(vm, t, "__index__", m_index);
+        type_add_method(vm, t, "__complex__", m_complex);
+        if (!nd_is_float((NDType)i) && !nd_is_complex((NDType)i)) type_add_method(vm, t, "__index__", m_index);
         type_add_method(vm, t, "item", m_item);
         if (i != ND_BOOL) type_add_method(vm, t, "__round__", m_round);
         type_add_method(vm, t, "__divmod__", m_divmod);

@@ -51,6 +51,7 @@ static KeyKind kind_of(NDType t, NDType *kt) {
 /* Sorts along the last axis: writes sorted values into dst (same shape as
 ** a) and/or the permutation into idxout (int64, same shape). */
 static void sort_last(VM *vm, NDArray *a, NDArray *dst, NDArray *idxout) {
+    if (nd_is_complex(a->dtype)) vm_raise_kind(vm, TypeError, "gpy's numpy cannot sort complex arrays");
     NDType kt;
     KeyKind k = kind_of(a->dtype, &kt);
     NDArray *keys = nd_astype(vm, a, kt); /* C-contiguous rows */

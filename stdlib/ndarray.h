@@ -53,7 +53,8 @@ Value nd_dtype_object(VM *vm, NDType dt);
 /* The numpy scalar type object for dt (np.float32, ...). */
 Value nd_scalar_type(VM *vm, NDType dt);
 /* True for float16/32/64; for signed ints; for unsigned ints. */
-static inline bool nd_is_float(NDType dt) { return dt >= ND_FLOAT16; }
+static inline bool nd_is_float(NDType dt) { return dt >= ND_FLOAT16 && dt <= ND_FLOAT64; }
+static inline bool nd_is_complex(NDType dt) { return dt == ND_COMPLEX64 || dt == ND_COMPLEX128; }
 static inline bool nd_is_signed(NDType dt) { return dt >= ND_INT8 && dt <= ND_INT64; }
 static inline bool nd_is_unsigned(NDType dt) { return dt >= ND_UINT8 && dt <= ND_UINT64; }
 
@@ -77,6 +78,8 @@ void nd_update_flags(NDArray *a);
 /* Element i (flat, C order) read as double / written from double; for code
 ** that is not speed-critical (printing, conversions). */
 double nd_get_double(NDArray *a, int64_t flat);
+/* Element at p of any dtype as a complex pair (imaginary 0 for real dtypes). */
+void nd_load_c(NDType dt, const void *p, double *re, double *im);
 /* A numpy scalar (np.float32(1.5), np.int64(3), np.True_) for dtype dt
 ** holding the element at p. */
 Value nd_scalar_from_ptr(VM *vm, NDType dt, const void *p);

@@ -11,6 +11,7 @@
 /* ---- the openers stdlib_open_libs (open_libs.c) calls ---- */
 void builtins_init(VM *vm);       /* stdlib/builtins.c: fills vm->builtins */
 Module *stdlib_math(VM *vm);      /* stdlib/math.c */
+Module *stdlib_cmath(VM *vm);     /* stdlib/cmath.c */
 Module *stdlib_numpy(VM *vm);     /* stdlib/nd_core.c */
 Module *stdlib_time(VM *vm);      /* stdlib/time.c */
 Module *stdlib_sys(VM *vm);       /* stdlib/sys.c */

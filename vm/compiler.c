@@ -16,6 +16,7 @@
 #include "opcodes.h"
 #include "scope.h"
 #include "vm.h"
+#include "complex_num.h"
 
 typedef enum FBlockKind { FB_LOOP, FB_FINALLY, FB_WITH, FB_HANDLER, FB_ASYNC_WITH } FBlockKind;
 
@@ -925,7 +926,7 @@ static void expr_to(FuncState *fs, AstNode *e, int target)
         load_const(fs, const_value(fs, e), target);
         break;
     case AST_ELLIPSIS: load_const(fs, fs->vm->ellipsis, target); break;
-    case AST_IMAG: error_at(fs, e, "gpy has no complex numbers%s", ""); break;
+    case AST_IMAG: load_const(fs, complex_value(fs->vm, 0.0, e->u.float_), target); break;
     case AST_BYTES: error_at(fs, e, "gpy has no bytes type%s", ""); break;
     case AST_AWAIT:
         if (!in_async(fs)) {

@@ -21,6 +21,7 @@
 #include "str_private.h"
 #include "unicode.h"
 #include "vm.h"
+#include "complex_num.h"
 
 /* ================================================================ StrBuf helpers */
 
@@ -753,6 +754,91 @@ Str *format_str_spec(VM *vm, Str *s, Str *spec) {
     StrBuf sb;
     sb_init(&sb);
     fmt_str(vm, &sb, s, &f, "str");
+    return sb_finish(vm, &sb);
+}
+
+/* One part of a complex number laid out by emit_number with f's sign and
+** grouping but no padding (format_complex_internal pads the whole). */
+static void complex_part(StrBuf *sb, double x, char type, int precision, int flags, const Spec *f, char sign) {
+    StrBuf num;
+    sb_init(&num);
+    double_to_sb(&num, x, type, precision, flags);
+    if (sb_failed(&num)) {
+        sb_fail(sb);
+        return;
+    }
+    Spec part = *f;
+    part.fill = ' ';
+    part.align = '<';
+    part.width = -1;
+    part.sign = sign;
+    const char *p = num.data;
+    size_t n = num.len;
+    bool neg = n > 0 && p[0] == '-';
+    if (neg)
+        p++, n--;
+    size_t nd = 0;
+    while (nd < n && p[nd] >= '0' && p[nd] <= '9')
+        nd++;
+    emit_number(sb, &part, neg, "", p, (int64_t)nd, p + nd, n - nd, (int64_t)(n - nd));
+    sb_free(&num);
+}
+
+/* format_complex_internal: both parts formatted like floats, the imaginary
+** one always signed (unless it stands alone); no type means str()'s layout
+** with parentheses. */
+Str *format_complex_spec(VM *vm, double re, double im, Str *spec) {
+    Spec f;
+    parse_spec(vm, spec ? spec->chars : "", spec ? (size_t)spec->len : 0, &f, 0, '>', "complex");
+    switch (f.type) {
+    case 0: case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': case 'n': break;
+    default: unknown_type(vm, f.type, "complex");
+    }
+    if (f.fill == '0')
+        vm_raise_kind(vm, ValueError, "Zero padding is not allowed in complex format specifier");
+    if (f.align == '=')
+        vm_raise_kind(vm, ValueError, "'=' alignment flag is not allowed in complex format specifier");
+    if (f.precision > INT_MAX)
+        vm_raise_kind(vm, ValueError, "precision too big");
+    int precision = (int)f.precision, default_precision = 6;
+    int flags = (f.alt ? DF_ALT : 0) | (f.no_neg_0 ? DF_NO_NEG_0 : 0);
+    char type = (char)f.type;
+    bool skip_re = false, parens = false;
+    if (type == 0) {
+        type = 'r';
+        default_precision = 0;
+        if (re == 0.0 && !signbit(re))
+            skip_re = true;
+        else
+            parens = true;
+    }
+    if (type == 'n')
+        type = 'g';
+    if (precision < 0)
+        precision = default_precision;
+    else if (type == 'r')
+        type = 'g';
+    StrBuf body;
+    sb_init(&body);
+    if (parens)
+        sb_putc(&body, '(');
+    if (!skip_re)
+        complex_part(&body, re, type, precision, flags, &f, f.sign);
+    complex_part(&body, im, type, precision, flags, &f, skip_re ? f.sign : '+');
+    sb_appends(&body, parens ? "j)" : "j");
+    if (sb_failed(&body))
+        vm_raise_kind(vm, MemoryError, "out of memory");
+    int64_t len = (int64_t)body.len; /* ASCII */
+    int64_t total = f.width > len ? f.width : len;
+    int64_t lpad = f.align == '<' ? 0 : f.align == '^' ? (total - len) / 2 : total - len;
+    StrBuf sb;
+    sb_init(&sb);
+    char fill[4];
+    size_t fl = (size_t)uc_encode(f.fill, fill);
+    sb_fill(&sb, fill, fl, lpad);
+    sb_append(&sb, body.data, body.len);
+    sb_fill(&sb, fill, fl, total - len - lpad);
+    sb_free(&body);
     return sb_finish(vm, &sb);
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "container.h"
+#include "complex_num.h"
 
 #define TWO63 9223372036854775808.0 /* 2**63 as a double */
 
@@ -234,10 +235,7 @@ static double float_pow(VM *vm, double x, double y) {
         return is_odd_integer(y) ? x : 0.0;
     }
     bool negate = false;
-    if (x < 0.0) {
-        if (y != floor(y))
-            vm_raise_kind(vm, ValueError,
-                          "gpy has no complex numbers: negative number cannot be raised to a fractional power");
+    if (x < 0.0) { /* y is an integer here: float_pow_value sent the other case to complex */
         x = -x;
         negate = is_odd_integer(y);
     }
@@ -245,6 +243,13 @@ static double float_pow(VM *vm, double x, double y) {
     double r = pow(x, y);
     if (isinf(r)) vm_raise_kind(vm, OverflowError, "(34, 'Numerical result out of range')");
     return negate ? -r : r;
+}
+
+/* float ** float as a Value: a negative finite base to a finite non-integer
+** power is complex, as in CPython. */
+static Value float_pow_value(VM *vm, double x, double y) {
+    if (x < 0.0 && isfinite(x) && isfinite(y) && y != floor(y)) return complex_pow(vm, x, 0.0, y, 0.0);
+    return FLOAT_VAL(float_pow(vm, x, y));
 }
 
 Value num_pow(VM *vm, Value a, Value b) {
@@ -266,7 +271,7 @@ Value num_pow(VM *vm, Value a, Value b) {
         }
         return INT_VAL(r);
     }
-    return FLOAT_VAL(float_pow(vm, AS_NUMBER(a), AS_NUMBER(b)));
+    return float_pow_value(vm, AS_NUMBER(a), AS_NUMBER(b));
 }
 
 static int64_t int_lshift(VM *vm, int64_t a, int64_t n) {
@@ -327,7 +332,7 @@ static Value binop_impl(VM *vm, BinOp op, Value a, Value b) {
     case BINOP_MOD:
         if (y == 0.0) vm_raise_kind(vm, ZeroDivisionError, "float modulo");
         return FLOAT_VAL(float_mod(x, y));
-    case BINOP_POW: return FLOAT_VAL(float_pow(vm, x, y));
+    case BINOP_POW: return float_pow_value(vm, x, y);
     default: return EMPTY_VAL;
     }
 }

@@ -12,6 +12,7 @@
 
 #include "class_internal.h"
 #include "cstack.h"
+#include "complex_num.h"
 
 /* ------------------------------------------------------------------ types */
 
@@ -410,6 +411,7 @@ Str *vm_format(VM *vm, Value v, Str *spec) {
     default: break;
     }
     if (IS_STR(vm, v)) return empty ? AS_STR(v) : format_str_spec(vm, AS_STR(v), spec);
+    if (IS_COMPLEX(vm, v)) return format_complex_spec(vm, AS_COMPLEX(v)->real, AS_COMPLEX(v)->imag, spec);
     Type *t = vm_typeof(vm, v);
     if (t->flags & TYPE_HEAP) {
         Value m = class_heap_lookup(vm, t, str_cstr(vm, "__format__"));

@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 
 #include "vm.h"
+#include "complex_num.h"
 
 #define STACK_VALUES ((size_t)1 << 22) /* 64 MiB of address space; pages are touched lazily */
 #define MAX_RECURSION_LIMIT 100000     /* the most sys.setrecursionlimit may allow */
@@ -131,6 +132,7 @@ static void init_all(VM *vm, void *ud) {
     function_init(vm);
     class_init(vm);
     number_init(vm);
+    complex_init(vm);
     str_init(vm);
     list_init(vm);
     tuple_init(vm);

@@ -271,6 +271,7 @@ struct VM {
     struct JitTypes *jit_types; /* jit/types.c: interned kernel types */
     void (*free_hooks[8])(VM *vm);
     int32_t nfree_hooks;
+    Type *t_complex; /* vm/complex_num.c */
 };
 
 /* ================= vm.c: creating and destroying a VM ================= */
