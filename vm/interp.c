@@ -77,10 +77,6 @@ _Noreturn void interp_recursion_error(VM *vm) {
     vm_raise_kind(vm, RecursionError, "maximum recursion depth exceeded");
 }
 
-static COLD _Noreturn void raise_overflow(VM *vm) {
-    vm_raise_kind(vm, OverflowError, "integer overflow");
-}
-
 static const char *local_name(Frame *f, int reg) {
     Proto *p = f->fn->proto;
     if (reg < p->nlocals && p->varnames && p->varnames[reg]) return p->varnames[reg]->chars;
@@ -196,10 +192,7 @@ static NOINLINE Value compare(VM *vm, CmpOp op, Value a, Value b) {
     return vm_compare(vm, op, a, b);
 }
 
-static NOINLINE Value unop(VM *vm, UnOp op, Value v) {
-    if (op == UNOP_NEG && v.tag == VAL_INT && v.as.i == INT64_MIN) raise_overflow(vm);
-    return vm_unop(vm, op, v);
-}
+static NOINLINE Value unop(VM *vm, UnOp op, Value v) { return vm_unop(vm, op, v); }
 
 static inline bool truthy(VM *vm, Value v) {
     switch (v.tag) {
@@ -1600,7 +1593,9 @@ return_special:
         if (LIKELY(b.tag == VAL_INT && c.tag == VAL_INT)) {
             if (UNLIKELY(ADD_OVF(b.as.i, c.as.i, &r))) {
                 SAVEPC();
-                raise_overflow(vm);
+                rv = arith(vm, BINOP_ADD, b, c); /* promotes to a big int */
+                *RA_ = rv;
+                vmnext();
             }
             *RA_ = INT_VAL(r);
         } else if (b.tag == VAL_FLOAT && c.tag == VAL_FLOAT) {
@@ -1618,7 +1613,9 @@ return_special:
         if (LIKELY(b.tag == VAL_INT && c.tag == VAL_INT)) {
             if (UNLIKELY(SUB_OVF(b.as.i, c.as.i, &r))) {
                 SAVEPC();
-                raise_overflow(vm);
+                rv = arith(vm, BINOP_SUB, b, c); /* promotes to a big int */
+                *RA_ = rv;
+                vmnext();
             }
             *RA_ = INT_VAL(r);
         } else if (b.tag == VAL_FLOAT && c.tag == VAL_FLOAT) {
@@ -1636,7 +1633,9 @@ return_special:
         if (LIKELY(b.tag == VAL_INT && c.tag == VAL_INT)) {
             if (UNLIKELY(MUL_OVF(b.as.i, c.as.i, &r))) {
                 SAVEPC();
-                raise_overflow(vm);
+                rv = arith(vm, BINOP_MUL, b, c); /* promotes to a big int */
+                *RA_ = rv;
+                vmnext();
             }
             *RA_ = INT_VAL(r);
         } else if (b.tag == VAL_FLOAT && c.tag == VAL_FLOAT) {

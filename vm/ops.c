@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "bigint.h"
 #include "class_internal.h"
 #include "cstack.h"
 
@@ -155,6 +156,7 @@ static Value binop_dispatch(VM *vm, BinOp op, Value a, Value b) {
 
 Value vm_binop(VM *vm, BinOp op, Value a, Value b) {
     if (IS_NUMBER(a) && IS_NUMBER(b)) return num_binop(vm, op, a, b);
+    if (bigint_is_numeric(vm, a) && bigint_is_numeric(vm, b)) return num_binop(vm, op, a, b);
     Value r = binop_dispatch(vm, op, a, b);
     if (IS_EMPTY(r)) binop_error(vm, op, a, b, false);
     return r;
@@ -162,7 +164,7 @@ Value vm_binop(VM *vm, BinOp op, Value a, Value b) {
 
 Value vm_inplace(VM *vm, BinOp op, Value a, Value b) {
     Type *ta = vm_typeof(vm, a);
-    if (IS_NUMBER(a) && IS_NUMBER(b)) {
+    if (bigint_is_numeric(vm, a) && bigint_is_numeric(vm, b)) {
         /* the number slot returns EMPTY for undefined pairs: report "<<=" */
         Value r = ta->binop(vm, op, a, b);
         if (IS_EMPTY(r)) binop_error(vm, op, a, b, true);
@@ -185,7 +187,7 @@ Value vm_unop(VM *vm, UnOp op, Value a) {
         int64_t i = AS_INTLIKE(a);
         switch (op) {
         case UNOP_NEG:
-            if (i == INT64_MIN) vm_raise_kind(vm, OverflowError, "integer overflow");
+            if (i == INT64_MIN) return bigint_unop(vm, op, a);
             return INT_VAL(-i);
         case UNOP_POS: return INT_VAL(i);
         case UNOP_INVERT: return INT_VAL(~i);
@@ -195,7 +197,7 @@ Value vm_unop(VM *vm, UnOp op, Value a) {
         if (op == UNOP_NEG) return FLOAT_VAL(-AS_FLOAT(a));
         if (op == UNOP_POS) return a;
     } else {
-        Type *t = vm_typeof(vm, a);
+        Type *t = vm_typeof(vm, a); /* a big int too: number.c's slot */
         if (t->unop) {
             Value r = t->unop(vm, op, a);
             if (!IS_EMPTY(r)) return r;
@@ -247,7 +249,7 @@ Value vm_compare(VM *vm, CmpOp op, Value a, Value b) {
     case CMP_NOTIN: return BOOL_VAL(!vm_contains(vm, b, a));
     default: break;
     }
-    if (IS_NUMBER(a) && IS_NUMBER(b)) return num_compare(vm, op, a, b);
+    if (bigint_is_numeric(vm, a) && bigint_is_numeric(vm, b)) return num_compare(vm, op, a, b);
     if ((op == CMP_EQ || op == CMP_NE) && IS_STR(vm, a) && IS_STR(vm, b)) {
         bool eq = str_values_equal(AS_STR(a), AS_STR(b));
         return BOOL_VAL(op == CMP_EQ ? eq : !eq);
@@ -265,6 +267,7 @@ bool vm_equal(VM *vm, Value a, Value b) {
     if (a.tag == VAL_OBJ && b.tag == VAL_OBJ) {
         Obj *x = AS_OBJ(a), *y = AS_OBJ(b);
         if (x == y) return true;
+        if (x->type == vm->t_int && y->type == vm->t_int) return bigint_cmp(vm, a, b) == 0;
         if (x->type == vm->t_str && y->type == vm->t_str) return str_values_equal((Str *)x, (Str *)y);
         return vm_truthy(vm, rich_compare(vm, CMP_EQ, a, b));
     }
@@ -404,6 +407,7 @@ Str *vm_format(VM *vm, Value v, Str *spec) {
     case VAL_FLOAT: return empty ? vm_str(vm, v) : format_float_spec(vm, v.as.f, spec);
     default: break;
     }
+    if (bigint_is(vm, v)) return empty ? vm_str(vm, v) : format_bigint_spec(vm, v, spec);
     if (IS_STR(vm, v)) return empty ? AS_STR(v) : format_str_spec(vm, AS_STR(v), spec);
     Type *t = vm_typeof(vm, v);
     if (t->flags & TYPE_HEAP) {
@@ -572,11 +576,13 @@ bool vm_contains(VM *vm, Value container, Value item) {
 
 int64_t vm_to_index(VM *vm, Value v) {
     if (IS_INTLIKE(v)) return AS_INTLIKE(v);
+    if (bigint_is(vm, v)) vm_raise_kind(vm, IndexError, "cannot fit 'int' into an index-sized integer");
     Type *t = vm_typeof(vm, v);
     if (t->flags & TYPE_HEAP) {
         Value m = class_heap_lookup(vm, t, str_cstr(vm, "__index__"));
         if (!IS_EMPTY(m)) {
             Value r = class_call_meth(vm, m, v, 0, NULL, NULL);
+            if (bigint_is(vm, r)) vm_raise_kind(vm, IndexError, "cannot fit 'int' into an index-sized integer");
             if (!IS_INTLIKE(r))
                 vm_raise_kind(vm, TypeError, "__index__ returned non-int (type %s)", vm_type_name(vm, r));
             return AS_INTLIKE(r);
@@ -596,6 +602,10 @@ static bool slice_bound(VM *vm, Value v, int64_t *out) {
     if (IS_NONE(v) || IS_EMPTY(v)) return false;
     if (IS_INTLIKE(v)) {
         *out = AS_INTLIKE(v);
+        return true;
+    }
+    if (bigint_is(vm, v)) { /* clamps like CPython's _PyEval_SliceIndex */
+        *out = bigint_sign(vm, v) < 0 ? INT64_MIN : INT64_MAX;
         return true;
     }
     if (IS_OBJ(v) && (AS_OBJ(v)->type->flags & TYPE_HEAP)) {

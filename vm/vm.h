@@ -263,6 +263,7 @@ struct VM {
     struct JitTypes *jit_types; /* jit/types.c: interned kernel types */
     void (*free_hooks[8])(VM *vm);
     int32_t nfree_hooks;
+    int64_t int_max_str_digits; /* vm/bigint.c: 0 = default (4300), -1 = no limit */
 };
 
 /* ================= vm.c: creating and destroying a VM ================= */
