@@ -565,15 +565,35 @@ Value bigint_perm(VM *vm, Value n, Value k) {
     return take(vm, r);
 }
 
-double bigint_log(VM *vm, Value v) {
+double bigint_frexp(VM *vm, Value v, int64_t *e) {
     View w;
     view(vm, v, &w);
-    size_t nb = nbits(w.z);
-    if (nb <= 1000) return log(mpz_get_d(w.z));
-    /* log(m * 2**e) with m the top 64 bits */
-    long e;
-    double m = mpz_get_d_2exp(&e, w.z);
-    return log(m) + (double)e * log(2.0);
+    mpz_t mag;
+    mpz_roinit_n(mag, mpz_limbs_read(w.z), (mp_size_t)mpz_size(w.z));
+    size_t nb = nbits(mag);
+    if (nb == 0) {
+        *e = 0;
+        return 0.0;
+    }
+    uint64_t top;
+    if (nb <= 55) {
+        top = mpz_getlimbn(mag, 0) << (55 - nb);
+    } else {
+        size_t shift = nb - 55;
+        mpz_t t;
+        mpz_init(t);
+        mpz_tdiv_q_2exp(t, mag, shift);
+        top = mpz_getlimbn(t, 0);
+        mpz_clear(t);
+        if (mpz_scan1(mag, 0) < shift) top |= 1;
+    }
+    double x = ldexp((double)top, -55); /* rounds once, to 53 bits */
+    *e = (int64_t)nb;
+    if (x == 1.0) {
+        x = 0.5;
+        (*e)++;
+    }
+    return mpz_sgn(w.z) < 0 ? -x : x;
 }
 
 /* ============================================================== bytes */

@@ -63,8 +63,8 @@ Value bigint_isqrt(VM *vm, Value n);          /* n >= 0 */
 Value bigint_factorial(VM *vm, uint64_t n);
 Value bigint_comb(VM *vm, Value n, Value k);  /* n, k >= 0 */
 Value bigint_perm(VM *vm, Value n, Value k);  /* n, k >= 0 */
-/* log(v) for v > 0 of any size. */
-double bigint_log(VM *vm, Value v);
+/* v = x * 2**e with 0.5 <= |x| < 1, x correctly rounded (like frexp). */
+double bigint_frexp(VM *vm, Value v, int64_t *e);
 
 /* For int.from_bytes / int.to_bytes: two's complement when is_signed.
 ** bigint_to_bytes returns false when v does not fit in n bytes. */

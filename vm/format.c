@@ -647,7 +647,7 @@ static void fmt_bigint(VM *vm, StrBuf *sb, Value v, const Spec *f) {
     if (f->no_neg_0)
         vm_raise_kind(vm, ValueError, "Negative zero coercion (z) not allowed in integer format specifier");
     if (f->type == 'c')
-        vm_raise_kind(vm, OverflowError, "%%c arg not in range(0x110000)");
+        vm_raise_kind(vm, OverflowError, "Python int too large to convert to C long");
     int base = 10;
     const char *prefix = "";
     switch (f->type) {

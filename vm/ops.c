@@ -100,6 +100,8 @@ static _Noreturn void binop_error(VM *vm, BinOp op, Value a, Value b, bool inpla
     const char *ta = vm_type_name(vm, a), *tb = vm_type_name(vm, b);
     if (op == BINOP_ADD && is_sequence(vm, a))
         vm_raise_kind(vm, TypeError, "can only concatenate %s (not \"%s\") to %s", ta, tb, ta);
+    if (op == BINOP_MUL && ((is_sequence(vm, a) && bigint_is(vm, b)) || (is_sequence(vm, b) && bigint_is(vm, a))))
+        vm_raise_kind(vm, OverflowError, "cannot fit 'int' into an index-sized integer");
     if (op == BINOP_MUL && is_sequence(vm, a))
         vm_raise_kind(vm, TypeError, "can't multiply sequence by non-int of type '%s'", tb);
     if (op == BINOP_MUL && is_sequence(vm, b))
@@ -576,13 +578,13 @@ bool vm_contains(VM *vm, Value container, Value item) {
 
 int64_t vm_to_index(VM *vm, Value v) {
     if (IS_INTLIKE(v)) return AS_INTLIKE(v);
-    if (bigint_is(vm, v)) vm_raise_kind(vm, IndexError, "cannot fit 'int' into an index-sized integer");
+    if (bigint_is(vm, v)) vm_raise_kind(vm, OverflowError, "Python int too large to convert to C ssize_t");
     Type *t = vm_typeof(vm, v);
     if (t->flags & TYPE_HEAP) {
         Value m = class_heap_lookup(vm, t, str_cstr(vm, "__index__"));
         if (!IS_EMPTY(m)) {
             Value r = class_call_meth(vm, m, v, 0, NULL, NULL);
-            if (bigint_is(vm, r)) vm_raise_kind(vm, IndexError, "cannot fit 'int' into an index-sized integer");
+            if (bigint_is(vm, r)) vm_raise_kind(vm, OverflowError, "Python int too large to convert to C ssize_t");
             if (!IS_INTLIKE(r))
                 vm_raise_kind(vm, TypeError, "__index__ returned non-int (type %s)", vm_type_name(vm, r));
             return AS_INTLIKE(r);
