@@ -151,6 +151,9 @@ static NOINLINE Value arith(VM *vm, BinOp op, Value a, Value b) {
     return vm_binop(vm, op, a, b);
 }
 
+/* An int64 + - * that overflowed: the big-int result, out of the hot path. */
+static COLD NOINLINE Value int_overflowed(VM *vm, BinOp op, Value a, Value b) { return vm_binop(vm, op, a, b); }
+
 /* Augmented assignment outside the inline fast paths. */
 static NOINLINE Value inplace(VM *vm, BinOp op, Value a, Value b) { return vm_inplace(vm, op, a, b); }
 
@@ -1593,7 +1596,7 @@ return_special:
         if (LIKELY(b.tag == VAL_INT && c.tag == VAL_INT)) {
             if (UNLIKELY(ADD_OVF(b.as.i, c.as.i, &r))) {
                 SAVEPC();
-                rv = arith(vm, BINOP_ADD, b, c); /* promotes to a big int */
+                rv = int_overflowed(vm, BINOP_ADD, b, c);
                 *RA_ = rv;
                 vmnext();
             }
@@ -1613,7 +1616,7 @@ return_special:
         if (LIKELY(b.tag == VAL_INT && c.tag == VAL_INT)) {
             if (UNLIKELY(SUB_OVF(b.as.i, c.as.i, &r))) {
                 SAVEPC();
-                rv = arith(vm, BINOP_SUB, b, c); /* promotes to a big int */
+                rv = int_overflowed(vm, BINOP_SUB, b, c);
                 *RA_ = rv;
                 vmnext();
             }
@@ -1633,7 +1636,7 @@ return_special:
         if (LIKELY(b.tag == VAL_INT && c.tag == VAL_INT)) {
             if (UNLIKELY(MUL_OVF(b.as.i, c.as.i, &r))) {
                 SAVEPC();
-                rv = arith(vm, BINOP_MUL, b, c); /* promotes to a big int */
+                rv = int_overflowed(vm, BINOP_MUL, b, c);
                 *RA_ = rv;
                 vmnext();
             }
