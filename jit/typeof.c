@@ -14,6 +14,10 @@ const JType *jt_of_value(VM *vm, Value v, char *err, size_t errsize) {
     if (IS_INT(v)) return jt_scalar(vm, JK_INT64);
     if (IS_FLOAT(v)) return jt_scalar(vm, JK_FLOAT64);
     if (IS_COMPLEX(vm, v)) return jt_scalar(vm, JK_COMPLEX128);
+    if (IS_OBJ(v) && AS_OBJ(v)->type == vm->t_int) { /* a big int: kernel ints are fixed-width, as in Numba */
+        snprintf(err, errsize, "Python int too large to convert to int64");
+        return NULL;
+    }
     const JitBinding *host = jit_binding(vm);
     JitArrayView a;
     if (host->array_view(vm, v, true, &a)) {

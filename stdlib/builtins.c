@@ -10,6 +10,7 @@
 
 #include "stdlib_priv.h"
 #include "../vm/opcodes.h"
+#include "../vm/bigint.h"
 
 /* ------------------------------------------------------------------ */
 /* small helpers                                                       */
@@ -216,12 +217,13 @@ static Value b_abs(VM *vm, int argc, Value *argv, Dict *kwargs) {
     Value v = argv[0];
     switch (v.tag) {
     case VAL_INT:
-        if (AS_INT(v) == INT64_MIN) vm_raise_kind(vm, OverflowError, "integer overflow");
+        if (AS_INT(v) == INT64_MIN) return vm_unop(vm, UNOP_NEG, v);
         return INT_VAL(AS_INT(v) < 0 ? -AS_INT(v) : AS_INT(v));
     case VAL_BOOL: return INT_VAL(AS_BOOL(v) ? 1 : 0);
     case VAL_FLOAT: return FLOAT_VAL(fabs(AS_FLOAT(v)));
     default: break;
     }
+    if (bigint_is(vm, v)) return bigint_sign(vm, v) < 0 ? vm_unop(vm, UNOP_NEG, v) : v;
     Value r;
     if (call_special(vm, v, "__abs__", 0, NULL, &r)) return r;
     vm_raise_kind(vm, TypeError, "bad operand type for abs(): '%s'", vm_type_name(vm, v));
@@ -258,8 +260,25 @@ static Value b_divmod(VM *vm, int argc, Value *argv, Dict *kwargs) {
     kw_none(vm, "divmod", kwargs);
     arg_between(vm, "divmod", argc, 2, 2);
     Value a = argv[0], b = argv[1];
+    if ((bigint_is(vm, a) || bigint_is(vm, b)) && bigint_is_numeric(vm, a) && bigint_is_numeric(vm, b)) {
+        if (IS_FLOAT(a) || IS_FLOAT(b)) return float_divmod(vm, bigint_to_double(vm, a), bigint_to_double(vm, b));
+        Tuple *t = tuple_new(vm, 2);
+        vm_push_root(vm, OBJ_VAL(t));
+        t->items[0] = vm_binop(vm, BINOP_FLOORDIV, a, b);
+        t->items[1] = vm_binop(vm, BINOP_MOD, a, b);
+        vm_pop_roots(vm, 1);
+        return OBJ_VAL(t);
+    }
     if (IS_INTLIKE(a) && IS_INTLIKE(b)) {
         int64_t x = AS_INTLIKE(a), y = AS_INTLIKE(b);
+        if (x == INT64_MIN && y == -1) {
+            Tuple *t = tuple_new(vm, 2);
+            vm_push_root(vm, OBJ_VAL(t));
+            t->items[0] = vm_binop(vm, BINOP_FLOORDIV, a, b);
+            t->items[1] = INT_VAL(0);
+            vm_pop_roots(vm, 1);
+            return OBJ_VAL(t);
+        }
         int64_t q = num_floordiv(vm, x, y);
         int64_t r = num_mod(vm, x, y);
         Tuple *t = tuple_new(vm, 2);
@@ -321,6 +340,9 @@ static Value b_pow(VM *vm, int argc, Value *argv, Dict *kwargs) {
     if (IS_EMPTY(a[0])) vm_raise_kind(vm, TypeError, "pow() missing required argument 'base' (pos 1)");
     if (IS_EMPTY(a[1])) vm_raise_kind(vm, TypeError, "pow() missing required argument 'exp' (pos 2)");
     if (IS_EMPTY(a[2]) || IS_NONE(a[2])) return vm_binop(vm, BINOP_POW, a[0], a[1]);
+    if (bigint_is_anyint(vm, a[0]) && bigint_is_anyint(vm, a[1]) && bigint_is_anyint(vm, a[2]) &&
+        (bigint_is(vm, a[0]) || bigint_is(vm, a[1]) || bigint_is(vm, a[2])))
+        return bigint_powmod(vm, a[0], a[1], a[2]);
     if (!IS_INTLIKE(a[0]) || !IS_INTLIKE(a[1]) || !IS_INTLIKE(a[2])) {
         Value r;
         if (!IS_NUMBER(a[0]) && call_special(vm, a[0], "__pow__", 2, &a[1], &r) &&
@@ -418,9 +440,28 @@ static double round_float_digits(VM *vm, double x, int64_t nd) {
 static Value float_to_int_checked(VM *vm, double d) {
     if (isinf(d)) vm_raise_kind(vm, OverflowError, "cannot convert float infinity to integer");
     if (isnan(d)) vm_raise_kind(vm, ValueError, "cannot convert float NaN to integer");
-    if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0))
-        vm_raise_kind(vm, OverflowError, "integer overflow");
-    return INT_VAL((int64_t)d);
+    return bigint_from_double(vm, d);
+}
+
+/* round(x, n) for an int x and n < 0 of any size: half to even on
+** multiples of 10**-n, with the generic (big-int) operators. */
+static Value round_int_digits(VM *vm, Value x, int64_t n) {
+    int base = vm->nroots;
+    Value p = vm_binop(vm, BINOP_POW, INT_VAL(10), INT_VAL(-n));
+    vm_push_root(vm, p);
+    Value q = vm_binop(vm, BINOP_FLOORDIV, x, p);
+    vm_push_root(vm, q);
+    Value r = vm_binop(vm, BINOP_MOD, x, p);
+    vm_push_root(vm, r);
+    Value twice = vm_binop(vm, BINOP_MUL, r, INT_VAL(2));
+    vm_push_root(vm, twice);
+    Value odd = vm_binop(vm, BINOP_AND, q, INT_VAL(1));
+    bool up = vm_truthy(vm, vm_compare(vm, CMP_GT, twice, p)) ||
+              (vm_equal(vm, twice, p) && vm_truthy(vm, odd));
+    if (up) vm->roots[base + 1] = q = vm_binop(vm, BINOP_ADD, q, INT_VAL(1));
+    Value res = vm_binop(vm, BINOP_MUL, q, p);
+    vm_pop_roots(vm, vm->nroots - base);
+    return res;
 }
 
 static Value b_round(VM *vm, int argc, Value *argv, Dict *kwargs) {
@@ -447,9 +488,16 @@ static Value b_round(VM *vm, int argc, Value *argv, Dict *kwargs) {
         int64_t n = vm_to_index(vm, nd);
         return FLOAT_VAL(round_float_digits(vm, d, n));
     }
+    if (bigint_is(vm, x)) {
+        if (!has_nd) return x;
+        if (bigint_is(vm, nd)) return bigint_sign(vm, nd) > 0 ? x : INT_VAL(0);
+        int64_t n = vm_to_index(vm, nd);
+        return n >= 0 ? x : round_int_digits(vm, x, n);
+    }
     if (IS_INTLIKE(x)) {
         int64_t i = AS_INTLIKE(x);
         if (!has_nd) return INT_VAL(i);
+        if (bigint_is(vm, nd)) return bigint_sign(vm, nd) > 0 ? INT_VAL(i) : INT_VAL(0);
         int64_t n = vm_to_index(vm, nd);
         if (n >= 0) return INT_VAL(i);
         if (n < -38) return INT_VAL(0);
@@ -463,7 +511,7 @@ static Value b_round(VM *vm, int argc, Value *argv, Dict *kwargs) {
         /* half-even on the quotient */
         if (2 * r > p || (2 * r == p && (q & 1))) q += 1;
         __int128 res = q * p;
-        if (res > INT64_MAX || res < INT64_MIN) vm_raise_kind(vm, OverflowError, "integer overflow");
+        if (res > INT64_MAX || res < INT64_MIN) return round_int_digits(vm, x, n);
         return INT_VAL((int64_t)res);
     }
     Value r;
@@ -476,6 +524,24 @@ static Value int_radix(VM *vm, const char *fname, int argc, Value *argv, Dict *k
                        const char *prefix) {
     kw_none(vm, fname, kwargs);
     arg_one(vm, fname, argc);
+    if (bigint_is(vm, argv[0])) {
+        size_t nd;
+        char *d = bigint_digits(vm, argv[0], 1 << shift, false, &nd);
+        bool neg = bigint_sign(vm, argv[0]) < 0;
+        char *t = malloc(nd + 4);
+        if (!t) {
+            free(d);
+            vm_throw(vm, vm->memory_error);
+        }
+        size_t k = 0;
+        if (neg) t[k++] = '-';
+        memcpy(t + k, prefix, 2);
+        memcpy(t + k + 2, d, nd);
+        free(d);
+        Str *s = str_new(vm, t, k + 2 + nd);
+        free(t);
+        return STR_VAL(s);
+    }
     int64_t i = vm_to_index(vm, argv[0]);
     uint64_t u = i < 0 ? (uint64_t)0 - (uint64_t)i : (uint64_t)i;
     char buf[80];
@@ -644,10 +710,11 @@ static Value b_sum(VM *vm, int argc, Value *argv, Dict *kwargs) {
         int64_t i = 0;
         if (IS_INT(acc)) {
             int64_t s = AS_INT(acc);
-            for (; i < n && IS_INTLIKE(items[i]); i++)
-                if (int_add_overflow(s, AS_INTLIKE(items[i]), &s))
-                    vm_raise_kind(vm, OverflowError, "integer overflow");
+            int64_t t;
+            for (; i < n && IS_INTLIKE(items[i]) && !int_add_overflow(s, AS_INTLIKE(items[i]), &t); i++)
+                s = t;
             acc = INT_VAL(s);
+            if (i < n && IS_INTLIKE(items[i])) i = n + 1; /* overflowed: the generic loop promotes */
         }
         if (i < n && IS_NUMBER(acc) && IS_FLOAT(items[i])) {
             double d = AS_NUMBER(acc);
@@ -665,9 +732,13 @@ static Value b_sum(VM *vm, int argc, Value *argv, Dict *kwargs) {
         acc = vm->roots[r_acc];
         if (IS_INT(acc) && IS_INTLIKE(item)) {
             int64_t s;
-            if (int_add_overflow(AS_INT(acc), AS_INTLIKE(item), &s))
-                vm_raise_kind(vm, OverflowError, "integer overflow");
-            vm->roots[r_acc] = INT_VAL(s);
+            if (int_add_overflow(AS_INT(acc), AS_INTLIKE(item), &s)) {
+                vm_push_root(vm, item);
+                vm->roots[r_acc] = vm_binop(vm, BINOP_ADD, acc, item); /* promotes to a big int */
+                vm_pop_roots(vm, 1);
+            } else {
+                vm->roots[r_acc] = INT_VAL(s);
+            }
         } else if (IS_FLOAT(acc) && IS_NUMBER(item)) {
             vm->roots[r_acc] = FLOAT_VAL(AS_FLOAT(acc) + AS_NUMBER(item));
         } else if (IS_INT(acc) && IS_FLOAT(item)) {

@@ -719,6 +719,9 @@ static Value launch_run(VM *vm, Launch *l, int argc, Value *argv) {
     for (int i = 0; i < argc; i++) {
         tys[i] = arg_type(vm, st, argv[i], err, sizeof err);
         if (tys[i]) continue;
+        if (IS_OBJ(argv[i]) && AS_OBJ(argv[i])->type == vm->t_int) /* a big int: kernel ints are fixed-width */
+            vm_raise_kind(vm, OverflowError, "kernel '%s' argument '%s': Python int too large to convert to int64",
+                          disp_name(d), p->varnames && p->varnames[i] ? p->varnames[i]->chars : "?");
         Value c = cuda_interface_array(vm, argv[i]);
         if (IS_EMPTY(c)) vm_raise_kind(vm, TypeError, "kernel '%s' argument %d: %s", disp_name(d), i + 1, err);
         if (argv != conv) {

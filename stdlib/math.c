@@ -3,8 +3,8 @@
 ** a NaN from non-NaN input or a pole raises ValueError("math domain
 ** error"), an overflow OverflowError("math range error"); gamma, lgamma,
 ** hypot/dist and fsum use CPython's own algorithms so results match to
-** the last bit. Integer functions work on gpy's 64-bit ints and raise
-** OverflowError("integer overflow") where CPython would grow a big int.
+** the last bit. Integer functions are exact for ints of any size
+** (vm/bigint.c, on GMP).
 */
 #include <errno.h>
 #include <float.h>
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "stdlib_priv.h"
+#include "../vm/bigint.h"
 
 /* ------------------------------------------------------------------ */
 /* arguments and error rules                                           */
@@ -22,6 +23,7 @@
 static double to_double(VM *vm, Value v) {
     if (IS_FLOAT(v)) return AS_FLOAT(v);
     if (IS_INTLIKE(v)) return (double)AS_INTLIKE(v);
+    if (bigint_is(vm, v)) return bigint_to_double(vm, v);
     if (IS_OBJ(v)) {
         Type *t = vm_typeof(vm, v);
         Value f = type_lookup(vm, t, cstr_name(vm, "__float__"));
@@ -99,9 +101,7 @@ static Value math_2(VM *vm, const char *name, int argc, Value *argv, Dict *kwarg
 static Value double_to_int(VM *vm, double d) {
     if (isinf(d)) vm_raise_kind(vm, OverflowError, "cannot convert float infinity to integer");
     if (isnan(d)) vm_raise_kind(vm, ValueError, "cannot convert float NaN to integer");
-    if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0))
-        vm_raise_kind(vm, OverflowError, "integer overflow");
-    return INT_VAL((int64_t)d);
+    return bigint_from_double(vm, d);
 }
 
 /* Calls v.<name>() when v's type defines it (instances: __ceil__ ...). */
@@ -313,6 +313,14 @@ static double log_of(VM *vm, Value v, double (*f)(double)) {
         if (AS_INTLIKE(v) <= 0) domain_error(vm);
         return f((double)AS_INTLIKE(v));
     }
+    if (bigint_is(vm, v)) {
+        /* too large for a double: log(x * 2**e) = log(x) + log(2) * e, as CPython */
+        if (bigint_sign(vm, v) <= 0) domain_error(vm);
+        int64_t e;
+        double x = bigint_frexp(vm, v, &e);
+        if (e <= 1024) return f(bigint_to_double(vm, v));
+        return f(x) + f(2.0) * (double)e;
+    }
     double x = to_double(vm, v);
     errno = 0;
     double r = f(x);
@@ -386,6 +394,7 @@ static Value f_ceil(VM *vm, int argc, Value *argv, Dict *kwargs) {
     Value v = argv[0], r;
     if (IS_FLOAT(v)) return double_to_int(vm, ceil(AS_FLOAT(v)));
     if (IS_INTLIKE(v)) return INT_VAL(AS_INTLIKE(v));
+    if (bigint_is(vm, v)) return v;
     if (call_special(vm, v, "__ceil__", &r)) return r;
     return double_to_int(vm, ceil(to_double(vm, v)));
 }
@@ -395,6 +404,7 @@ static Value f_floor(VM *vm, int argc, Value *argv, Dict *kwargs) {
     Value v = argv[0], r;
     if (IS_FLOAT(v)) return double_to_int(vm, floor(AS_FLOAT(v)));
     if (IS_INTLIKE(v)) return INT_VAL(AS_INTLIKE(v));
+    if (bigint_is(vm, v)) return v;
     if (call_special(vm, v, "__floor__", &r)) return r;
     return double_to_int(vm, floor(to_double(vm, v)));
 }
@@ -404,6 +414,7 @@ static Value f_trunc(VM *vm, int argc, Value *argv, Dict *kwargs) {
     Value v = argv[0], r;
     if (IS_FLOAT(v)) return double_to_int(vm, trunc(AS_FLOAT(v)));
     if (IS_INTLIKE(v)) return INT_VAL(AS_INTLIKE(v));
+    if (bigint_is(vm, v)) return v;
     if (call_special(vm, v, "__trunc__", &r)) return r;
     vm_raise_kind(vm, TypeError, "type %s doesn't define __trunc__ method", vm_type_name(vm, v));
 }
@@ -802,8 +813,9 @@ static Value f_prod(VM *vm, int argc, Value *argv, Dict *kwargs) {
         if (IS_INT(acc) && IS_INTLIKE(item)) {
             int64_t r;
             if (__builtin_mul_overflow(AS_INT(acc), AS_INTLIKE(item), &r))
-                vm_raise_kind(vm, OverflowError, "integer overflow");
-            vm->roots[r_acc] = INT_VAL(r);
+                vm->roots[r_acc] = vm_binop(vm, BINOP_MUL, acc, item); /* a big int */
+            else
+                vm->roots[r_acc] = INT_VAL(r);
         } else if (IS_FLOAT(acc) && IS_NUMBER(item)) {
             vm->roots[r_acc] = FLOAT_VAL(AS_FLOAT(acc) * AS_NUMBER(item));
         } else {
@@ -821,30 +833,36 @@ static Value f_prod(VM *vm, int argc, Value *argv, Dict *kwargs) {
 /* integer functions                                                   */
 /* ------------------------------------------------------------------ */
 
+/* An integer argument of any size: int, bool, or an object with __index__. */
+static Value int_arg(VM *vm, Value v) {
+    if (bigint_is(vm, v)) return v;
+    return INT_VAL(vm_to_index(vm, v));
+}
+
+static bool is_negative(VM *vm, Value v) { return bigint_sign(vm, v) < 0; }
+
 static Value f_factorial(VM *vm, int argc, Value *argv, Dict *kwargs) {
     one_arg(vm, "factorial", argc, kwargs);
-    int64_t n = vm_to_index(vm, argv[0]);
-    if (n < 0) vm_raise_kind(vm, ValueError, "factorial() not defined for negative values");
-    if (n > 20) vm_raise_kind(vm, OverflowError, "integer overflow");
-    int64_t r = 1;
-    for (int64_t i = 2; i <= n; i++) r *= i;
-    return INT_VAL(r);
+    if (IS_FLOAT(argv[0])) vm_raise_kind(vm, TypeError, "'float' object cannot be interpreted as an integer");
+    Value n = int_arg(vm, argv[0]);
+    if (is_negative(vm, n)) vm_raise_kind(vm, ValueError, "factorial() not defined for negative values");
+    if (bigint_is(vm, n))
+        vm_raise_kind(vm, OverflowError, "factorial() argument should not exceed %lld", (long long)INT64_MAX);
+    int64_t k = AS_INT(n);
+    if (k <= 20) {
+        int64_t r = 1;
+        for (int64_t i = 2; i <= k; i++) r *= i;
+        return INT_VAL(r);
+    }
+    return bigint_factorial(vm, (uint64_t)k);
 }
 
 static Value f_comb(VM *vm, int argc, Value *argv, Dict *kwargs) {
     two_args(vm, "comb", argc, kwargs);
-    int64_t n = vm_to_index(vm, argv[0]), k = vm_to_index(vm, argv[1]);
-    if (n < 0) vm_raise_kind(vm, ValueError, "n must be a non-negative integer");
-    if (k < 0) vm_raise_kind(vm, ValueError, "k must be a non-negative integer");
-    if (k > n) return INT_VAL(0);
-    if (k > n - k) k = n - k;
-    unsigned __int128 r = 1;
-    for (int64_t i = 1; i <= k; i++) {
-        /* r = comb(n, i) stays exact: comb(n, i-1) * (n-i+1) is divisible by i */
-        r = r * (unsigned __int128)(n - k + i) / (unsigned __int128)i;
-        if (r > (unsigned __int128)INT64_MAX) vm_raise_kind(vm, OverflowError, "integer overflow");
-    }
-    return INT_VAL((int64_t)r);
+    Value n = int_arg(vm, argv[0]), k = int_arg(vm, argv[1]);
+    if (is_negative(vm, n)) vm_raise_kind(vm, ValueError, "n must be a non-negative integer");
+    if (is_negative(vm, k)) vm_raise_kind(vm, ValueError, "k must be a non-negative integer");
+    return bigint_comb(vm, n, k);
 }
 
 static Value f_perm(VM *vm, int argc, Value *argv, Dict *kwargs) {
@@ -853,63 +871,53 @@ static Value f_perm(VM *vm, int argc, Value *argv, Dict *kwargs) {
         vm_raise_kind(vm, TypeError, "perm expected %s, got %d", argc < 1 ? "at least 1 argument" : "at most 2 arguments",
                       argc);
     if (argc == 1 || IS_NONE(argv[1])) return f_factorial(vm, 1, argv, NULL);
-    int64_t n = vm_to_index(vm, argv[0]), k = vm_to_index(vm, argv[1]);
-    if (n < 0) vm_raise_kind(vm, ValueError, "n must be a non-negative integer");
-    if (k < 0) vm_raise_kind(vm, ValueError, "k must be a non-negative integer");
-    if (k > n) return INT_VAL(0);
-    int64_t r = 1;
-    for (int64_t i = 0; i < k; i++)
-        if (__builtin_mul_overflow(r, n - i, &r)) vm_raise_kind(vm, OverflowError, "integer overflow");
-    return INT_VAL(r);
+    Value n = int_arg(vm, argv[0]), k = int_arg(vm, argv[1]);
+    if (is_negative(vm, n)) vm_raise_kind(vm, ValueError, "n must be a non-negative integer");
+    if (is_negative(vm, k)) vm_raise_kind(vm, ValueError, "k must be a non-negative integer");
+    return bigint_perm(vm, n, k);
 }
-
-static uint64_t ugcd(uint64_t a, uint64_t b) {
-    while (b) {
-        uint64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
-static uint64_t uabs64(int64_t v) { return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v; }
 
 static Value f_gcd(VM *vm, int argc, Value *argv, Dict *kwargs) {
     kw_none(vm, "gcd", kwargs);
-    uint64_t g = 0;
-    for (int i = 0; i < argc; i++) g = ugcd(g, uabs64(vm_to_index(vm, argv[i])));
-    if (g > (uint64_t)INT64_MAX) vm_raise_kind(vm, OverflowError, "integer overflow");
-    return INT_VAL((int64_t)g);
+    int base = vm->nroots;
+    vm_push_root(vm, INT_VAL(0));
+    for (int i = 0; i < argc; i++) vm->roots[base] = bigint_gcd(vm, vm->roots[base], int_arg(vm, argv[i]));
+    Value g = vm->roots[base];
+    vm_pop_roots(vm, 1);
+    return g;
 }
 
+/* lcm(l, a) = |l // gcd(l, a) * a| */
 static Value f_lcm(VM *vm, int argc, Value *argv, Dict *kwargs) {
     kw_none(vm, "lcm", kwargs);
-    uint64_t l = 1;
-    bool zero = false;
+    int base = vm->nroots;
+    vm_push_root(vm, INT_VAL(1));
+    vm_push_root(vm, INT_VAL(0));
     for (int i = 0; i < argc; i++) {
-        uint64_t a = uabs64(vm_to_index(vm, argv[i]));
-        if (zero) continue;
-        if (a == 0) {
-            zero = true;
+        Value a = int_arg(vm, argv[i]);
+        Value l = vm->roots[base];
+        if (bigint_sign(vm, l) == 0) continue;
+        if (bigint_sign(vm, a) == 0) {
+            vm->roots[base] = INT_VAL(0);
             continue;
         }
-        uint64_t g = ugcd(l, a);
-        if (__builtin_mul_overflow(l / g, a, &l) || l > (uint64_t)INT64_MAX)
-            vm_raise_kind(vm, OverflowError, "integer overflow");
+        vm->roots[base + 1] = a;
+        Value g = bigint_gcd(vm, l, a);
+        Value q = vm_binop(vm, BINOP_FLOORDIV, l, g);
+        vm->roots[base] = q;
+        Value p = vm_binop(vm, BINOP_MUL, q, a);
+        vm->roots[base] = bigint_sign(vm, p) < 0 ? vm_unop(vm, UNOP_NEG, p) : p;
     }
-    if (zero) return INT_VAL(0);
-    if (argc == 1) return INT_VAL((int64_t)l);
-    return INT_VAL((int64_t)l);
+    Value l = vm->roots[base];
+    vm_pop_roots(vm, 2);
+    return l;
 }
 
 static Value f_isqrt(VM *vm, int argc, Value *argv, Dict *kwargs) {
     one_arg(vm, "isqrt", argc, kwargs);
-    int64_t n = vm_to_index(vm, argv[0]);
-    if (n < 0) vm_raise_kind(vm, ValueError, "isqrt() argument must be nonnegative");
-    uint64_t r = (uint64_t)sqrt((double)n);
-    while (r > 0 && (unsigned __int128)r * r > (unsigned __int128)n) r--;
-    while ((unsigned __int128)(r + 1) * (r + 1) <= (unsigned __int128)n) r++;
-    return INT_VAL((int64_t)r);
+    Value n = int_arg(vm, argv[0]);
+    if (is_negative(vm, n)) vm_raise_kind(vm, ValueError, "isqrt() argument must be nonnegative");
+    return bigint_isqrt(vm, n);
 }
 
 /* ------------------------------------------------------------------ */

@@ -3,6 +3,7 @@
 ** np.dtype type, element loads/stores/casts, array allocation, views,
 ** broadcasting and copying between layouts. Everything else builds on these.
 */
+#include "../vm/bigint.h"
 #include "nd_priv.h"
 
 #include "../gpu/guarded_mem.h"
@@ -214,6 +215,15 @@ static void store_float_as_int(VM *vm, NDType dt, void *p, double d) {
     store_py_int(vm, dt, p, (int64_t)t);
 }
 
+/* A Python int past int64 (vm/bigint.h): numpy's errors for integer dtypes. */
+static void store_big_int(VM *vm, NDType dt, void *p, Value v) {
+    BigInt *b = (BigInt *)AS_OBJ(v);
+    if (nd_is_float(dt)) nd_store_f(dt, p, bigint_to_double(vm, v));
+    else if (dt == ND_BOOL) nd_store_i(dt, p, 1);
+    else if (dt == ND_UINT64 && b->size == 1) *(uint64_t *)p = b->limbs[0];
+    else vm_raise_kind(vm, OverflowError, "Python int too large to convert to C long");
+}
+
 void nd_store_value(VM *vm, NDType dt, void *p, Value v) {
     bool to_int = !nd_is_float(dt) && dt != ND_BOOL;
     if (nd_is_complex(dt)) {
@@ -227,7 +237,9 @@ void nd_store_value(VM *vm, NDType dt, void *p, Value v) {
         nd_cast1(dt, p, ((NDScalar *)AS_OBJ(v))->dtype, &((NDScalar *)AS_OBJ(v))->v);
         return;
     }
-    if (IS_BOOL(v)) nd_store_i(dt, p, AS_BOOL(v));
+    if (IS_STR(vm, v) && to_int) v = int_from_str(vm, AS_STR(v)->chars, (size_t)AS_STR(v)->len, 10);
+    if (bigint_is(vm, v)) store_big_int(vm, dt, p, v);
+    else if (IS_BOOL(v)) nd_store_i(dt, p, AS_BOOL(v));
     else if (IS_INT(v)) store_py_int(vm, dt, p, AS_INT(v));
     else if (IS_FLOAT(v)) {
         if (to_int) store_float_as_int(vm, dt, p, AS_FLOAT(v));

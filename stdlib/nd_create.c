@@ -48,6 +48,8 @@ static void leaf_dtype(VM *vm, Value v, Discover *d) {
     else if (IS_FLOAT(v)) t = ND_FLOAT64;
     else if (IS_COMPLEX(vm, v)) t = ND_COMPLEX128;
     else if (nd_is_scalar(vm, v)) t = ((NDScalar *)AS_OBJ(v))->dtype;
+    else if (IS_OBJ(v) && AS_OBJ(v)->type == vm->t_int) /* a big int: numpy would need dtype=object */
+        vm_raise_kind(vm, OverflowError, "Python int too large to convert to C long");
     else if (IS_STR(vm, v) || IS_NONE(v) || IS_OBJ(v))
         vm_raise_kind(vm, TypeError, "gpy's numpy supports numeric arrays only (got '%s')", vm_type_name(vm, v));
     else t = ND_FLOAT64;

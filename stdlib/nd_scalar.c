@@ -175,8 +175,8 @@ static Value sc_new(VM *vm, Type *cls, int argc, Value *argv, Dict *kwargs) {
     if (IS_STR(vm, v) && !nd_is_float(dt) && !nd_is_complex(dt)) {
         Value i = int_from_str(vm, AS_STR(v)->chars, (size_t)AS_STR(v)->len, 10);
         nd_store_value(vm, dt, &e, i);
-    } else if (IS_INT(v) && !nd_is_float(dt) && dt != ND_BOOL) {
-        nd_store_value(vm, dt, &e, v);
+    } else if ((IS_INT(v) || (IS_OBJ(v) && AS_OBJ(v)->type == vm->t_int)) && !nd_is_float(dt) && dt != ND_BOOL) {
+        nd_store_value(vm, dt, &e, v); /* a big int too: numpy's OverflowError */
     } else if (nd_is_scalar(vm, v)) { /* np.int8(np.float64(300.0)): numpy casts */
         nd_cast1(dt, &e, ((NDScalar *)AS_OBJ(v))->dtype, &((NDScalar *)AS_OBJ(v))->v);
     } else if (dt == ND_BOOL && !IS_NUMBER(v)) {

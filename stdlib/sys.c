@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "stdlib_priv.h"
+#include "../vm/bigint.h"
 
 static Value s_exit(VM *vm, int argc, Value *argv, Dict *kwargs) {
     kw_none(vm, "exit", kwargs);
@@ -38,6 +39,30 @@ static Value s_setrecursionlimit(VM *vm, int argc, Value *argv, Dict *kwargs) {
                       (long long)n, vm->nframes);
     if (vm->frames_cap > 0 && n > vm->frames_cap) n = vm->frames_cap;
     vm->recursion_limit = (int32_t)n;
+    return NONE_VAL;
+}
+
+static Value s_get_int_max_str_digits(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    (void)argv;
+    kw_none(vm, "get_int_max_str_digits", kwargs);
+    if (argc) vm_raise_kind(vm, TypeError, "sys.get_int_max_str_digits() takes no arguments (%d given)", argc);
+    return INT_VAL(bigint_max_str_digits(vm));
+}
+
+/* The limit on decimal int<->str conversions (CPython 3.11's defence
+** against quadratic-time conversions; GMP's are not, but programs expect
+** the same errors). 0 means no limit. */
+static Value s_set_int_max_str_digits(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    Value n = kw_take(vm, kwargs, "maxdigits");
+    kw_done(vm, "set_int_max_str_digits", kwargs);
+    if (argc > 1 || (argc == 1 && !IS_EMPTY(n)))
+        vm_raise_kind(vm, TypeError, "set_int_max_str_digits() takes at most 1 argument (%d given)", argc);
+    if (argc == 1) n = argv[0];
+    if (IS_EMPTY(n)) vm_raise_kind(vm, TypeError, "set_int_max_str_digits() missing required argument 'maxdigits' (pos 1)");
+    if (IS_FLOAT(n)) vm_raise_kind(vm, TypeError, "'float' object cannot be interpreted as an integer");
+    int64_t d = vm_to_index(vm, n);
+    if (d != 0 && d < 640) vm_raise_kind(vm, ValueError, "maxdigits must be 0 or larger than 640");
+    bigint_set_max_str_digits(vm, d);
     return NONE_VAL;
 }
 
@@ -120,6 +145,8 @@ Module *stdlib_sys(VM *vm) {
         {"exit", s_exit},
         {"getrecursionlimit", s_getrecursionlimit},
         {"setrecursionlimit", s_setrecursionlimit},
+        {"get_int_max_str_digits", s_get_int_max_str_digits},
+        {"set_int_max_str_digits", s_set_int_max_str_digits},
         {"intern", s_intern},
         {"getsizeof", s_getsizeof},
         {"exc_info", s_exc_info},

@@ -8,7 +8,7 @@
 #include "lexer.h"
 
 static const char *const kind_names[AST__COUNT] = {
-    [AST_NAME] = "Name", [AST_INT] = "Int", [AST_FLOAT] = "Float", [AST_IMAG] = "Imag",
+    [AST_NAME] = "Name", [AST_BIGINT] = "Int", [AST_INT] = "Int", [AST_FLOAT] = "Float", [AST_IMAG] = "Imag",
     [AST_STR] = "Str", [AST_BYTES] = "Bytes", [AST_NONE] = "None", [AST_TRUE] = "True",
     [AST_FALSE] = "False", [AST_ELLIPSIS] = "Ellipsis", [AST_FSTRING] = "FString",
     [AST_FORMATTED] = "Formatted", [AST_BINOP] = "BinOp", [AST_UNARYOP] = "UnaryOp",
@@ -73,7 +73,7 @@ static void visit_params(AstParams *ps, void (*fn)(AstNode *, void *), void *ud)
 void ast_visit_children(AstNode *n, void (*fn)(AstNode *child, void *ud), void *ud) {
     if (!n) return;
     switch (n->kind) {
-    case AST_NAME: case AST_INT: case AST_FLOAT: case AST_IMAG: case AST_STR: case AST_BYTES:
+    case AST_NAME: case AST_INT: case AST_FLOAT: case AST_IMAG: case AST_STR: case AST_BYTES: case AST_BIGINT:
     case AST_NONE: case AST_TRUE: case AST_FALSE: case AST_ELLIPSIS: case AST_BREAK:
     case AST_CONTINUE: case AST_PASS: case AST_GLOBAL: case AST_NONLOCAL: case AST_IMPORT:
     case AST_IMPORTFROM: case AST_ALIAS:
@@ -286,7 +286,7 @@ static void dump(AstNode *n, FILE *out, int d) {
     case AST_NAME: fprintf(out, " %s", n->u.name.id); break;
     case AST_INT: fprintf(out, " %lld", (long long)n->u.int_); break;
     case AST_FLOAT: case AST_IMAG: fprintf(out, " %.17g", n->u.float_); break;
-    case AST_STR: case AST_BYTES:
+    case AST_STR: case AST_BYTES: case AST_BIGINT:
         fputc(' ', out);
         print_quoted(out, n->u.str.s, n->u.str.len);
         break;

@@ -74,6 +74,7 @@ typedef enum AstKind {
     AST_KEYWORD,     /* u.keyword: name NULL means **value */
     AST_COMPREHENSION, /* u.compfor: for target in iter if ... */
     AST_WITHITEM,    /* u.withitem */
+    AST_BIGINT,      /* u.str: raw text of an int literal that does not fit in int64 */
     AST__COUNT
 } AstKind;
 

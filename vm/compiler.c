@@ -17,6 +17,7 @@
 #include "scope.h"
 #include "vm.h"
 #include "complex_num.h"
+#include "bigint.h"
 
 typedef enum FBlockKind { FB_LOOP, FB_FINALLY, FB_WITH, FB_HANDLER, FB_ASYNC_WITH } FBlockKind;
 
@@ -340,6 +341,29 @@ static void load_const(FuncState *fs, Value v, int target)
     emit_abx(fs, OP_LOADK, target, k);
 }
 
+/* An int literal too large for int64 becomes a big-int constant. Decimal
+** literals past sys.get_int_max_str_digits() are a SyntaxError, as in CPython. */
+static void bigint_literal_to(FuncState *fs, AstNode *e, int target)
+{
+    const char *s = e->u.str.s;
+    size_t len = e->u.str.len, ndigits = 0;
+    bool decimal = !(len > 1 && s[0] == '0' && strchr("xXoObB", s[1]));
+    for (size_t i = 0; i < len; i++)
+        ndigits += s[i] != '_';
+    int64_t limit = bigint_max_str_digits(fs->vm);
+    if (decimal && limit > 0 && ndigits > (size_t)limit) {
+        char msg[320];
+        snprintf(msg, sizeof msg,
+                 "Exceeds the limit (%lld digits) for integer string conversion: value has %zu digits; "
+                 "use sys.set_int_max_str_digits() to increase the limit - Consider hexadecimal for huge "
+                 "integer literals to avoid decimal conversion limits.",
+                 (long long)limit, ndigits);
+        error_at(fs, e, "%s", msg);
+        return;
+    }
+    load_const(fs, int_from_str(fs->vm, s, len, 0), target);
+}
+
 /* ------------------------------------------------------------------ names */
 
 static Symbol *lookup(FuncState *fs, const char *name) { return scope_lookup(fs->scope, name); }
@@ -553,7 +577,7 @@ static Value const_value(FuncState *fs, AstNode *e)
         if (o->kind == AST_FLOAT)
             return FLOAT_VAL(-o->u.float_);
         if (o->u.int_ == INT64_MIN)
-            return INT_VAL(o->u.int_); /* the parser already folded -2**63 */
+            return vm_unop(fs->vm, UNOP_NEG, INT_VAL(INT64_MIN)); /* -(-2**63) is a big int */
         return INT_VAL(-o->u.int_);
     }
     default: return NONE_VAL;
@@ -926,6 +950,7 @@ static void expr_to(FuncState *fs, AstNode *e, int target)
         load_const(fs, const_value(fs, e), target);
         break;
     case AST_ELLIPSIS: load_const(fs, fs->vm->ellipsis, target); break;
+    case AST_BIGINT: bigint_literal_to(fs, e, target); break;
     case AST_IMAG: load_const(fs, complex_value(fs->vm, 0.0, e->u.float_), target); break;
     case AST_BYTES: error_at(fs, e, "gpy has no bytes type%s", ""); break;
     case AST_AWAIT:

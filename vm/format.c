@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigint.h"
 #include "str_private.h"
 #include "unicode.h"
 #include "vm.h"
@@ -633,6 +634,45 @@ static void fmt_int(VM *vm, StrBuf *sb, int64_t v, const Spec *f, const char *tn
     emit_number(sb, f, v < 0, f->alt ? prefix : "", digits, nd, "", 0, 0);
 }
 
+/* fmt_int for a big int: the same layout, digits from GMP. */
+static void fmt_bigint(VM *vm, StrBuf *sb, Value v, const Spec *f) {
+    switch (f->type) {
+    case 'b': case 'c': case 'd': case 'o': case 'x': case 'X': case 'n': break;
+    case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': case '%':
+        fmt_float(vm, sb, bigint_to_double(vm, v), f, "int");
+        return;
+    default: unknown_type(vm, f->type, "int");
+    }
+    if (f->precision != -1)
+        vm_raise_kind(vm, ValueError, "Precision not allowed in integer format specifier");
+    if (f->no_neg_0)
+        vm_raise_kind(vm, ValueError, "Negative zero coercion (z) not allowed in integer format specifier");
+    if (f->type == 'c')
+        vm_raise_kind(vm, OverflowError, "Python int too large to convert to C long");
+    int base = 10;
+    const char *prefix = "";
+    switch (f->type) {
+    case 'b': base = 2, prefix = "0b"; break;
+    case 'o': base = 8, prefix = "0o"; break;
+    case 'x': base = 16, prefix = "0x"; break;
+    case 'X': base = 16, prefix = "0X"; break;
+    default: break;
+    }
+    size_t nd;
+    char *digits = bigint_digits(vm, v, base, f->type == 'X', &nd);
+    emit_number(sb, f, bigint_sign(vm, v) < 0, f->alt ? prefix : "", digits, (int64_t)nd, "", 0, 0);
+    free(digits);
+}
+
+Str *format_bigint_spec(VM *vm, Value v, Str *spec) {
+    Spec f;
+    parse_spec(vm, spec->chars, (size_t)spec->len, &f, 'd', '>', "int");
+    StrBuf sb;
+    sb_init(&sb);
+    fmt_bigint(vm, &sb, v, &f);
+    return sb_finish(vm, &sb);
+}
+
 /* format_float_internal */
 static void fmt_float(VM *vm, StrBuf *sb, double x, const Spec *f, const char *tname) {
     switch (f->type) {
@@ -969,6 +1009,32 @@ static void pct_int_text(StrBuf *out, int64_t v, const PctArg *a) {
     sb_append(out, digits, (size_t)nd);
 }
 
+/* pct_int_text for a big int; its digits come from GMP. */
+static void pct_bigint(VM *vm, Pct *c, PctArg *a, Value v) {
+    vm_push_root(vm, v);
+    int base = a->ch == 'o' ? 8 : (a->ch == 'x' || a->ch == 'X') ? 16 : 10;
+    size_t nd;
+    char *digits = bigint_digits(vm, v, base, a->ch == 'X', &nd);
+    StrBuf t;
+    sb_init(&t);
+    if (bigint_sign(vm, v) < 0)
+        sb_putc(&t, '-');
+    if ((a->flags & F_ALT) && base != 10)
+        sb_appends(&t, a->ch == 'o' ? "0o" : a->ch == 'x' ? "0x" : "0X");
+    for (int64_t k = (int64_t)nd; k < a->prec; k++)
+        sb_putc(&t, '0');
+    sb_append(&t, digits, nd);
+    free(digits);
+    vm_pop_roots(vm, 1);
+    if (sb_failed(&t)) {
+        sb_fail(&c->sb);
+        return;
+    }
+    a->sign = true;
+    pct_output(c, a, t.data, t.len, (int64_t)t.len);
+    sb_free(&t);
+}
+
 static bool pct_is_heap(VM *vm, Value v) {
     return IS_OBJ(v) && (vm_typeof(vm, v)->flags & TYPE_HEAP);
 }
@@ -995,6 +1061,11 @@ static void pct_format_arg(VM *vm, Pct *c, PctArg *a, size_t chpos) {
     }
     case 'i': case 'd': case 'u': case 'o': case 'x': case 'X': {
         int64_t iv;
+        if (bigint_is(vm, v) || (IS_FLOAT(v) && a->ch != 'o' && a->ch != 'x' && a->ch != 'X' && isfinite(AS_FLOAT(v)) &&
+                                 !(AS_FLOAT(v) >= -9223372036854775808.0 && AS_FLOAT(v) < 9223372036854775808.0))) {
+            pct_bigint(vm, c, a, bigint_is(vm, v) ? v : bigint_from_double(vm, AS_FLOAT(v)));
+            return;
+        }
         if (IS_INTLIKE(v)) {
             iv = AS_INTLIKE(v);
         } else if (IS_FLOAT(v)) {
@@ -1037,6 +1108,8 @@ static void pct_format_arg(VM *vm, Pct *c, PctArg *a, size_t chpos) {
         double d;
         if (IS_NUMBER(v))
             d = AS_NUMBER(v);
+        else if (bigint_is(vm, v))
+            d = bigint_to_double(vm, v);
         else if (IS_OBJ(v) && !IS_STR(vm, v))
             d = arg_float(vm, "format", v); /* __float__: numpy scalars (np.float32(x)) as in Python */
         else

@@ -77,10 +77,6 @@ _Noreturn void interp_recursion_error(VM *vm) {
     vm_raise_kind(vm, RecursionError, "maximum recursion depth exceeded");
 }
 
-static COLD _Noreturn void raise_overflow(VM *vm) {
-    vm_raise_kind(vm, OverflowError, "integer overflow");
-}
-
 static const char *local_name(Frame *f, int reg) {
     Proto *p = f->fn->proto;
     if (reg < p->nlocals && p->varnames && p->varnames[reg]) return p->varnames[reg]->chars;
@@ -155,6 +151,9 @@ static NOINLINE Value arith(VM *vm, BinOp op, Value a, Value b) {
     return vm_binop(vm, op, a, b);
 }
 
+/* An int64 + - * that overflowed: the big-int result, out of the hot path. */
+static COLD NOINLINE Value int_overflowed(VM *vm, BinOp op, Value a, Value b) { return vm_binop(vm, op, a, b); }
+
 /* Augmented assignment outside the inline fast paths. */
 static NOINLINE Value inplace(VM *vm, BinOp op, Value a, Value b) { return vm_inplace(vm, op, a, b); }
 
@@ -196,10 +195,7 @@ static NOINLINE Value compare(VM *vm, CmpOp op, Value a, Value b) {
     return vm_compare(vm, op, a, b);
 }
 
-static NOINLINE Value unop(VM *vm, UnOp op, Value v) {
-    if (op == UNOP_NEG && v.tag == VAL_INT && v.as.i == INT64_MIN) raise_overflow(vm);
-    return vm_unop(vm, op, v);
-}
+static NOINLINE Value unop(VM *vm, UnOp op, Value v) { return vm_unop(vm, op, v); }
 
 static inline bool truthy(VM *vm, Value v) {
     switch (v.tag) {
@@ -1604,7 +1600,9 @@ return_special:
         if (LIKELY(b.tag == VAL_INT && c.tag == VAL_INT)) {
             if (UNLIKELY(ADD_OVF(b.as.i, c.as.i, &r))) {
                 SAVEPC();
-                raise_overflow(vm);
+                rv = int_overflowed(vm, BINOP_ADD, b, c);
+                *RA_ = rv;
+                vmnext();
             }
             *RA_ = INT_VAL(r);
         } else if (b.tag == VAL_FLOAT && c.tag == VAL_FLOAT) {
@@ -1622,7 +1620,9 @@ return_special:
         if (LIKELY(b.tag == VAL_INT && c.tag == VAL_INT)) {
             if (UNLIKELY(SUB_OVF(b.as.i, c.as.i, &r))) {
                 SAVEPC();
-                raise_overflow(vm);
+                rv = int_overflowed(vm, BINOP_SUB, b, c);
+                *RA_ = rv;
+                vmnext();
             }
             *RA_ = INT_VAL(r);
         } else if (b.tag == VAL_FLOAT && c.tag == VAL_FLOAT) {
@@ -1640,7 +1640,9 @@ return_special:
         if (LIKELY(b.tag == VAL_INT && c.tag == VAL_INT)) {
             if (UNLIKELY(MUL_OVF(b.as.i, c.as.i, &r))) {
                 SAVEPC();
-                raise_overflow(vm);
+                rv = int_overflowed(vm, BINOP_MUL, b, c);
+                *RA_ = rv;
+                vmnext();
             }
             *RA_ = INT_VAL(r);
         } else if (b.tag == VAL_FLOAT && c.tag == VAL_FLOAT) {

@@ -165,6 +165,8 @@ bool ctr_index_like(VM *vm, Value v) {
 int64_t ctr_index_key(VM *vm, Value key, const char *tname) {
     if (IS_INTLIKE(key)) return AS_INTLIKE(key);
     if (IS_OBJ(key) && (AS_OBJ(key)->type->flags & TYPE_HEAP)) return vm_to_index(vm, key);
+    if (IS_OBJ(key) && AS_OBJ(key)->type == vm->t_int) /* a big int */
+        vm_raise_kind(vm, IndexError, "cannot fit 'int' into an index-sized integer");
     vm_raise_kind(vm, TypeError, "%s indices must be integers or slices, not %s", tname, vm_type_name(vm, key));
 }
 

@@ -1,8 +1,8 @@
 /*
 ** number.c — int, float and bool (unboxed in Value), and the NoneType,
 ** NotImplementedType and ellipsis types. Arithmetic follows Python 3.11
-** exactly where 64-bit ints allow; any int result that does not fit in
-** int64 raises OverflowError("integer overflow").
+** exactly. Ints are int64 in the Value; a result that does not fit goes
+** to bigint.c, which returns an arbitrary-precision int.
 */
 #include <ctype.h>
 #include <errno.h>
@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigint.h"
+#include "class_internal.h"
 #include "container.h"
 #include "complex_num.h"
 
@@ -67,6 +69,7 @@ Value int_from_str(VM *vm, const char *s, size_t len, int base) {
     }
     if (prefixed && p < end && *p == '_') p++;
     if (p >= end) bad_int_literal(vm, s, len, base);
+    const char *digits_start = p;
     uint64_t limit = neg ? (uint64_t)1 << 63 : ((uint64_t)1 << 63) - 1;
     uint64_t acc = 0;
     bool overflow = false, prev_digit = false;
@@ -86,7 +89,7 @@ Value int_from_str(VM *vm, const char *s, size_t len, int base) {
         }
     }
     if (!prev_digit) bad_int_literal(vm, s, len, base);
-    if (overflow) int_overflow(vm);
+    if (overflow) return bigint_from_digits(vm, digits_start, (size_t)(end - digits_start), b, neg);
     if (neg) return INT_VAL(acc == ((uint64_t)1 << 63) ? INT64_MIN : -(int64_t)acc);
     return INT_VAL((int64_t)acc);
 }
@@ -206,12 +209,7 @@ static double float_floordiv(double a, double b) {
     return copysign(0.0, a / b);
 }
 
-/* int / int, correctly rounded when both fit in 53 bits (the usual case). */
-static double int_truediv(int64_t a, int64_t b) {
-    const int64_t lim = (int64_t)1 << 53;
-    if (a >= -lim && a <= lim && b >= -lim && b <= lim) return (double)a / (double)b;
-    return (double)((long double)a / (long double)b);
-}
+#define EXACT53 ((int64_t)1 << 53) /* ints up to this convert to double exactly */
 
 static bool is_odd_integer(double d) { return fmod(fabs(d), 2.0) == 1.0; }
 
@@ -264,23 +262,23 @@ Value num_pow(VM *vm, Value a, Value b) {
         if (base == -1) return INT_VAL((e & 1) ? -1 : 1);
         int64_t r = 1;
         for (;;) {
-            if ((e & 1) && __builtin_mul_overflow(r, base, &r)) int_overflow(vm);
+            if ((e & 1) && __builtin_mul_overflow(r, base, &r)) return bigint_pow(vm, a, b);
             e >>= 1;
             if (!e) break;
-            if (__builtin_mul_overflow(base, base, &base)) int_overflow(vm);
+            if (__builtin_mul_overflow(base, base, &base)) return bigint_pow(vm, a, b);
         }
         return INT_VAL(r);
     }
+    if (!IS_NUMBER(a) || !IS_NUMBER(b)) return bigint_pow(vm, a, b);
     return float_pow_value(vm, AS_NUMBER(a), AS_NUMBER(b));
 }
 
-static int64_t int_lshift(VM *vm, int64_t a, int64_t n) {
+static Value int_lshift(VM *vm, int64_t a, int64_t n) {
     if (n < 0) vm_raise_kind(vm, ValueError, "negative shift count");
-    if (a == 0) return 0;
-    if (n >= 63) int_overflow(vm);
-    int64_t r = (int64_t)((uint64_t)a << n);
-    if ((r >> n) != a) int_overflow(vm);
-    return r;
+    if (a == 0) return INT_VAL(0);
+    int64_t r = n < 63 ? (int64_t)((uint64_t)a << n) : 0;
+    if (n >= 63 || (r >> n) != a) return bigint_binop(vm, BINOP_LSHIFT, INT_VAL(a), INT_VAL(n));
+    return INT_VAL(r);
 }
 
 static int64_t int_rshift(VM *vm, int64_t a, int64_t n) {
@@ -296,21 +294,24 @@ static Value binop_impl(VM *vm, BinOp op, Value a, Value b) {
         int64_t x = AS_INTLIKE(a), y = AS_INTLIKE(b), r;
         switch (op) {
         case BINOP_ADD:
-            if (__builtin_add_overflow(x, y, &r)) int_overflow(vm);
+            if (__builtin_add_overflow(x, y, &r)) return bigint_binop(vm, op, a, b);
             return INT_VAL(r);
         case BINOP_SUB:
-            if (__builtin_sub_overflow(x, y, &r)) int_overflow(vm);
+            if (__builtin_sub_overflow(x, y, &r)) return bigint_binop(vm, op, a, b);
             return INT_VAL(r);
         case BINOP_MUL:
-            if (__builtin_mul_overflow(x, y, &r)) int_overflow(vm);
+            if (__builtin_mul_overflow(x, y, &r)) return bigint_binop(vm, op, a, b);
             return INT_VAL(r);
         case BINOP_TRUEDIV:
             if (y == 0) vm_raise_kind(vm, ZeroDivisionError, "division by zero");
-            return FLOAT_VAL(int_truediv(x, y));
-        case BINOP_FLOORDIV: return INT_VAL(num_floordiv(vm, x, y));
+            if (x > EXACT53 || x < -EXACT53 || y > EXACT53 || y < -EXACT53) return bigint_binop(vm, op, a, b);
+            return FLOAT_VAL((double)x / (double)y);
+        case BINOP_FLOORDIV:
+            if (x == INT64_MIN && y == -1) return bigint_binop(vm, op, a, b);
+            return INT_VAL(num_floordiv(vm, x, y));
         case BINOP_MOD: return INT_VAL(num_mod(vm, x, y));
         case BINOP_POW: return num_pow(vm, a, b);
-        case BINOP_LSHIFT: return INT_VAL(int_lshift(vm, x, y));
+        case BINOP_LSHIFT: return int_lshift(vm, x, y);
         case BINOP_RSHIFT: return INT_VAL(int_rshift(vm, x, y));
         case BINOP_AND: return IS_BOOL(a) && IS_BOOL(b) ? BOOL_VAL(x & y) : INT_VAL(x & y);
         case BINOP_OR: return IS_BOOL(a) && IS_BOOL(b) ? BOOL_VAL(x | y) : INT_VAL(x | y);
@@ -318,6 +319,7 @@ static Value binop_impl(VM *vm, BinOp op, Value a, Value b) {
         default: return EMPTY_VAL;
         }
     }
+    if (!IS_NUMBER(a) || !IS_NUMBER(b)) return bigint_binop(vm, op, a, b);
     double x = AS_NUMBER(a), y = AS_NUMBER(b);
     switch (op) {
     case BINOP_ADD: return FLOAT_VAL(x + y);
@@ -370,9 +372,10 @@ static Value cmp_result(CmpOp op, int c) {
 
 /* Rich comparison of two numbers; EMPTY for ops other than == != < <= > >=. */
 Value num_compare(VM *vm, CmpOp op, Value a, Value b) {
-    (void)vm;
     int c;
-    if (IS_INTLIKE(a) && IS_INTLIKE(b)) {
+    if (!IS_NUMBER(a) || !IS_NUMBER(b)) {
+        c = bigint_cmp(vm, a, b);
+    } else if (IS_INTLIKE(a) && IS_INTLIKE(b)) {
         int64_t x = AS_INTLIKE(a), y = AS_INTLIKE(b);
         c = x < y ? -1 : x > y ? 1 : 0;
     } else if (IS_FLOAT(a) && IS_FLOAT(b)) {
@@ -387,7 +390,7 @@ Value num_compare(VM *vm, CmpOp op, Value a, Value b) {
     return cmp_result(op, c);
 }
 
-static const char *num_type_name(Value v) { return IS_FLOAT(v) ? "float" : IS_BOOL(v) ? "bool" : "int"; }
+static const char *num_type_name(Value v) { return IS_FLOAT(v) ? "float" : IS_BOOL(v) ? "bool" : "int"; /* or a big int */ }
 
 /* Like binop_impl, but raises TypeError for the undefined combinations
 ** (the interpreter calls this directly when both operands are numbers). */
@@ -405,12 +408,12 @@ Value num_binop(VM *vm, BinOp op, Value a, Value b) {
 /* ================================================================= slots */
 
 static Value num_binop_slot(VM *vm, BinOp op, Value a, Value b) {
-    if (!IS_NUMBER(a) || !IS_NUMBER(b)) return EMPTY_VAL;
+    if (!bigint_is_numeric(vm, a) || !bigint_is_numeric(vm, b)) return EMPTY_VAL;
     return binop_impl(vm, op, a, b);
 }
 
 static Value num_compare_slot(VM *vm, CmpOp op, Value a, Value b) {
-    if (!IS_NUMBER(a) || !IS_NUMBER(b)) return EMPTY_VAL;
+    if (!bigint_is_numeric(vm, a) || !bigint_is_numeric(vm, b)) return EMPTY_VAL;
     return num_compare(vm, op, a, b);
 }
 
@@ -420,11 +423,12 @@ static Value num_unop(VM *vm, UnOp op, Value a) {
         if (op == UNOP_POS) return a;
         return EMPTY_VAL;
     }
+    if (bigint_is(vm, a)) return bigint_unop(vm, op, a);
     if (!IS_INTLIKE(a)) return EMPTY_VAL;
     int64_t x = AS_INTLIKE(a);
     switch (op) {
     case UNOP_NEG:
-        if (x == INT64_MIN) int_overflow(vm);
+        if (x == INT64_MIN) return bigint_unop(vm, op, a);
         return INT_VAL(-x);
     case UNOP_POS: return INT_VAL(x);
     case UNOP_INVERT: return INT_VAL(~x);
@@ -440,9 +444,15 @@ static bool num_truthy(VM *vm, Value v) {
 }
 
 static Value int_repr(VM *vm, Value v) {
+    if (bigint_is(vm, v)) return STR_VAL(bigint_to_str(vm, v));
     char buf[32];
     int n = snprintf(buf, sizeof buf, "%lld", (long long)AS_INTLIKE(v));
     return STR_VAL(str_new(vm, buf, (size_t)n));
+}
+
+/* Only boxed ints reach the hash slot: small ones hash unboxed in vm_hash. */
+static int64_t int_hash_slot(VM *vm, Value v) {
+    return bigint_is(vm, v) ? bigint_hash(vm, v) : class_identity_hash(v);
 }
 
 static Value bool_repr(VM *vm, Value v) { return STR_VAL(intern(vm, AS_INTLIKE(v) ? "True" : "False")); }
@@ -481,14 +491,13 @@ static Value call_dunder(VM *vm, Value v, const char *name) {
 static Value int_from_double(VM *vm, double d) {
     if (isinf(d)) vm_raise_kind(vm, OverflowError, "cannot convert float infinity to integer");
     if (isnan(d)) vm_raise_kind(vm, ValueError, "cannot convert float NaN to integer");
-    double t = trunc(d);
-    if (t >= TWO63 || t < -TWO63) int_overflow(vm);
-    return INT_VAL((int64_t)t);
+    return bigint_from_double(vm, d);
 }
 
 /* int(x): numbers, strings, then __int__, __index__, __trunc__. */
 static Value int_convert(VM *vm, Value x) {
     if (IS_INTLIKE(x)) return INT_VAL(AS_INTLIKE(x));
+    if (bigint_is(vm, x)) return x;
     if (IS_FLOAT(x)) return int_from_double(vm, AS_FLOAT(x));
     if (IS_STR(vm, x)) return int_from_str(vm, AS_STR(x)->chars, (size_t)AS_STR(x)->len, 10);
     static const char *const names[] = {"__int__", "__index__", "__trunc__"};
@@ -496,6 +505,7 @@ static Value int_convert(VM *vm, Value x) {
         Value r = call_dunder(vm, x, names[i]);
         if (IS_EMPTY(r)) continue;
         if (IS_INTLIKE(r)) return INT_VAL(AS_INTLIKE(r));
+        if (bigint_is(vm, r)) return r;
         if (i == 2) return int_convert(vm, r);
         vm_raise_kind(vm, TypeError, "%s returned non-int (type %s)", names[i], vm_type_name(vm, r));
     }
@@ -531,6 +541,7 @@ static Value float_new(VM *vm, Type *cls, int argc, Value *argv, Dict *kwargs) {
     if (argc == 0) return FLOAT_VAL(0.0);
     Value x = argv[0];
     if (IS_NUMBER(x)) return FLOAT_VAL(AS_NUMBER(x));
+    if (bigint_is(vm, x)) return FLOAT_VAL(bigint_to_double(vm, x));
     if (IS_STR(vm, x)) return float_from_str(vm, AS_STR(x)->chars, (size_t)AS_STR(x)->len);
     Value r = call_dunder(vm, x, "__float__");
     if (!IS_EMPTY(r)) {
@@ -540,7 +551,7 @@ static Value float_new(VM *vm, Type *cls, int argc, Value *argv, Dict *kwargs) {
     }
     r = call_dunder(vm, x, "__index__");
     if (!IS_EMPTY(r)) {
-        if (IS_INTLIKE(r)) return FLOAT_VAL((double)AS_INTLIKE(r));
+        if (bigint_is_anyint(vm, r)) return FLOAT_VAL(bigint_to_double(vm, r));
         vm_raise_kind(vm, TypeError, "__index__ returned non-int (type %s)", vm_type_name(vm, r));
     }
     vm_raise_kind(vm, TypeError, "float() argument must be a string or a real number, not '%s'", vm_type_name(vm, x));
@@ -579,7 +590,8 @@ static Value num_getattr(VM *vm, Value self, Str *name) {
             if (strcmp(n, "real") == 0) return self;
             if (strcmp(n, "imag") == 0) return FLOAT_VAL(0.0);
         } else {
-            if (strcmp(n, "real") == 0 || strcmp(n, "numerator") == 0) return INT_VAL(AS_INTLIKE(self));
+            if (strcmp(n, "real") == 0 || strcmp(n, "numerator") == 0)
+                return bigint_is(vm, self) ? self : INT_VAL(AS_INTLIKE(self));
             if (strcmp(n, "imag") == 0) return INT_VAL(0);
             if (strcmp(n, "denominator") == 0) return INT_VAL(1);
         }
@@ -592,6 +604,7 @@ static Value num_getattr(VM *vm, Value self, Str *name) {
 static Value m_int_bit_length(VM *vm, int argc, Value *argv, Dict *kwargs) {
     arg_no_kwargs(vm, "int.bit_length", kwargs);
     arg_count(vm, "int.bit_length", argc - 1, 0, 0);
+    if (bigint_is(vm, argv[0])) return INT_VAL(bigint_bit_length(vm, argv[0]));
     int64_t x = AS_INTLIKE(argv[0]);
     uint64_t u = x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x;
     return INT_VAL(u ? 64 - __builtin_clzll(u) : 0);
@@ -600,6 +613,7 @@ static Value m_int_bit_length(VM *vm, int argc, Value *argv, Dict *kwargs) {
 static Value m_int_bit_count(VM *vm, int argc, Value *argv, Dict *kwargs) {
     arg_no_kwargs(vm, "int.bit_count", kwargs);
     arg_count(vm, "int.bit_count", argc - 1, 0, 0);
+    if (bigint_is(vm, argv[0])) return INT_VAL(bigint_bit_count(vm, argv[0]));
     int64_t x = AS_INTLIKE(argv[0]);
     uint64_t u = x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x;
     return INT_VAL(__builtin_popcountll(u));
@@ -608,13 +622,14 @@ static Value m_int_bit_count(VM *vm, int argc, Value *argv, Dict *kwargs) {
 static Value m_int_self(VM *vm, int argc, Value *argv, Dict *kwargs) {
     arg_no_kwargs(vm, "int.conjugate", kwargs);
     arg_count(vm, "int.conjugate", argc - 1, 0, 0);
+    if (bigint_is(vm, argv[0])) return argv[0];
     return INT_VAL(AS_INTLIKE(argv[0]));
 }
 
 static Value m_int_as_integer_ratio(VM *vm, int argc, Value *argv, Dict *kwargs) {
     arg_no_kwargs(vm, "int.as_integer_ratio", kwargs);
     arg_count(vm, "int.as_integer_ratio", argc - 1, 0, 0);
-    Value items[2] = {INT_VAL(AS_INTLIKE(argv[0])), INT_VAL(1)};
+    Value items[2] = {bigint_is(vm, argv[0]) ? argv[0] : INT_VAL(AS_INTLIKE(argv[0])), INT_VAL(1)};
     return OBJ_VAL(tuple_from_array(vm, 2, items));
 }
 
@@ -645,18 +660,16 @@ static Value m_float_as_integer_ratio(VM *vm, int argc, Value *argv, Dict *kwarg
         m *= 2.0;
         e--;
     }
-    int64_t num, den = 1;
-    if (fabs(m) >= TWO63) int_overflow(vm);
-    num = (int64_t)m;
-    if (e > 0) {
-        if (e >= 63) int_overflow(vm);
-        if (__builtin_mul_overflow(num, (int64_t)1 << e, &num)) int_overflow(vm);
-    } else if (e < 0) {
-        if (-e >= 63) int_overflow(vm);
-        den = (int64_t)1 << -e;
-    }
-    Value items[2] = {INT_VAL(num), INT_VAL(den)};
-    return OBJ_VAL(tuple_from_array(vm, 2, items));
+    Value num = bigint_from_double(vm, m), den = INT_VAL(1);
+    vm_push_root(vm, num);
+    if (e > 0) num = bigint_binop(vm, BINOP_LSHIFT, num, INT_VAL(e));
+    else if (e < 0) den = bigint_binop(vm, BINOP_LSHIFT, INT_VAL(1), INT_VAL(-e));
+    vm->roots[vm->nroots - 1] = num;
+    vm_push_root(vm, den);
+    Value items[2] = {num, den};
+    Tuple *t = tuple_from_array(vm, 2, items);
+    vm_pop_roots(vm, 2);
+    return OBJ_VAL(t);
 }
 
 /* ================================================================== init */
@@ -676,6 +689,7 @@ void number_init(VM *vm) {
     set_num_slots(ti);
     ti->new_ = int_new;
     ti->repr = int_repr;
+    ti->hash = int_hash_slot;
 
     set_num_slots(tb);
     tb->new_ = bool_new;

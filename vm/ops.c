@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "bigint.h"
 #include "class_internal.h"
 #include "cstack.h"
 #include "complex_num.h"
@@ -105,6 +106,8 @@ static _Noreturn void binop_error(VM *vm, BinOp op, Value a, Value b, bool inpla
     const char *ta = vm_type_name(vm, a), *tb = vm_type_name(vm, b);
     if (op == BINOP_ADD && is_sequence(vm, a))
         vm_raise_kind(vm, TypeError, "can only concatenate %s (not \"%s\") to %s", ta, tb, ta);
+    if (op == BINOP_MUL && ((is_sequence(vm, a) && bigint_is(vm, b)) || (is_sequence(vm, b) && bigint_is(vm, a))))
+        vm_raise_kind(vm, OverflowError, "cannot fit 'int' into an index-sized integer");
     if (op == BINOP_MUL && is_sequence(vm, a))
         vm_raise_kind(vm, TypeError, "can't multiply sequence by non-int of type '%s'", tb);
     if (op == BINOP_MUL && is_sequence(vm, b))
@@ -161,6 +164,7 @@ static Value binop_dispatch(VM *vm, BinOp op, Value a, Value b) {
 
 Value vm_binop(VM *vm, BinOp op, Value a, Value b) {
     if (IS_NUMBER(a) && IS_NUMBER(b)) return num_binop(vm, op, a, b);
+    if (bigint_is_numeric(vm, a) && bigint_is_numeric(vm, b)) return num_binop(vm, op, a, b);
     Value r = binop_dispatch(vm, op, a, b);
     if (IS_EMPTY(r)) binop_error(vm, op, a, b, false);
     return r;
@@ -168,7 +172,7 @@ Value vm_binop(VM *vm, BinOp op, Value a, Value b) {
 
 Value vm_inplace(VM *vm, BinOp op, Value a, Value b) {
     Type *ta = vm_typeof(vm, a);
-    if (IS_NUMBER(a) && IS_NUMBER(b)) {
+    if (bigint_is_numeric(vm, a) && bigint_is_numeric(vm, b)) {
         /* the number slot returns EMPTY for undefined pairs: report "<<=" */
         Value r = ta->binop(vm, op, a, b);
         if (IS_EMPTY(r)) binop_error(vm, op, a, b, true);
@@ -191,7 +195,7 @@ Value vm_unop(VM *vm, UnOp op, Value a) {
         int64_t i = AS_INTLIKE(a);
         switch (op) {
         case UNOP_NEG:
-            if (i == INT64_MIN) vm_raise_kind(vm, OverflowError, "integer overflow");
+            if (i == INT64_MIN) return bigint_unop(vm, op, a);
             return INT_VAL(-i);
         case UNOP_POS: return INT_VAL(i);
         case UNOP_INVERT: return INT_VAL(~i);
@@ -201,7 +205,7 @@ Value vm_unop(VM *vm, UnOp op, Value a) {
         if (op == UNOP_NEG) return FLOAT_VAL(-AS_FLOAT(a));
         if (op == UNOP_POS) return a;
     } else {
-        Type *t = vm_typeof(vm, a);
+        Type *t = vm_typeof(vm, a); /* a big int too: number.c's slot */
         if (t->unop) {
             Value r = t->unop(vm, op, a);
             if (!IS_EMPTY(r)) return r;
@@ -253,7 +257,7 @@ Value vm_compare(VM *vm, CmpOp op, Value a, Value b) {
     case CMP_NOTIN: return BOOL_VAL(!vm_contains(vm, b, a));
     default: break;
     }
-    if (IS_NUMBER(a) && IS_NUMBER(b)) return num_compare(vm, op, a, b);
+    if (bigint_is_numeric(vm, a) && bigint_is_numeric(vm, b)) return num_compare(vm, op, a, b);
     if ((op == CMP_EQ || op == CMP_NE) && IS_STR(vm, a) && IS_STR(vm, b)) {
         bool eq = str_values_equal(AS_STR(a), AS_STR(b));
         return BOOL_VAL(op == CMP_EQ ? eq : !eq);
@@ -271,6 +275,7 @@ bool vm_equal(VM *vm, Value a, Value b) {
     if (a.tag == VAL_OBJ && b.tag == VAL_OBJ) {
         Obj *x = AS_OBJ(a), *y = AS_OBJ(b);
         if (x == y) return true;
+        if (x->type == vm->t_int && y->type == vm->t_int) return bigint_cmp(vm, a, b) == 0;
         if (x->type == vm->t_str && y->type == vm->t_str) return str_values_equal((Str *)x, (Str *)y);
         return vm_truthy(vm, rich_compare(vm, CMP_EQ, a, b));
     }
@@ -410,6 +415,7 @@ Str *vm_format(VM *vm, Value v, Str *spec) {
     case VAL_FLOAT: return empty ? vm_str(vm, v) : format_float_spec(vm, v.as.f, spec);
     default: break;
     }
+    if (bigint_is(vm, v)) return empty ? vm_str(vm, v) : format_bigint_spec(vm, v, spec);
     if (IS_STR(vm, v)) return empty ? AS_STR(v) : format_str_spec(vm, AS_STR(v), spec);
     if (IS_COMPLEX(vm, v)) return format_complex_spec(vm, AS_COMPLEX(v)->real, AS_COMPLEX(v)->imag, spec);
     Type *t = vm_typeof(vm, v);
@@ -580,12 +586,14 @@ bool vm_contains(VM *vm, Value container, Value item) {
 
 int64_t vm_to_index(VM *vm, Value v) {
     if (IS_INTLIKE(v)) return AS_INTLIKE(v);
+    if (bigint_is(vm, v)) vm_raise_kind(vm, OverflowError, "Python int too large to convert to C ssize_t");
     Type *t = vm_typeof(vm, v);
     if (t->flags & TYPE_HEAP) {
         if ((t->flags & TYPEF_BOXED) && IS_INTLIKE(class_unbox(vm, v))) return AS_INTLIKE(class_unbox(vm, v));
         Value m = class_heap_lookup(vm, t, str_cstr(vm, "__index__"));
         if (!IS_EMPTY(m)) {
             Value r = class_call_meth(vm, m, v, 0, NULL, NULL);
+            if (bigint_is(vm, r)) vm_raise_kind(vm, OverflowError, "Python int too large to convert to C ssize_t");
             if (!IS_INTLIKE(r))
                 vm_raise_kind(vm, TypeError, "__index__ returned non-int (type %s)", vm_type_name(vm, r));
             return AS_INTLIKE(r);
@@ -605,6 +613,10 @@ static bool slice_bound(VM *vm, Value v, int64_t *out) {
     if (IS_NONE(v) || IS_EMPTY(v)) return false;
     if (IS_INTLIKE(v)) {
         *out = AS_INTLIKE(v);
+        return true;
+    }
+    if (bigint_is(vm, v)) { /* clamps like CPython's _PyEval_SliceIndex */
+        *out = bigint_sign(vm, v) < 0 ? INT64_MIN : INT64_MAX;
         return true;
     }
     if (IS_OBJ(v) && (AS_OBJ(v)->type->flags & TYPE_HEAP)) {

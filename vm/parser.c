@@ -1490,7 +1490,13 @@ static AstNode *parse_atom(Parser *p) {
     case TK_NONE: advance(p); return node_tok(p, AST_NONE, t);
     case TK_ELLIPSIS: advance(p); return node_tok(p, AST_ELLIPSIS, t);
     case TK_INT:
-        if (t->flags & LEXF_BIG) LATE_TOK(p, t, "integer literal too large for gpy's 64-bit int");
+        if (t->flags & LEXF_BIG) {
+            advance(p);
+            n = node_tok(p, AST_BIGINT, t);
+            n->u.str.s = copy_str(p, t->start, (size_t)t->len);
+            n->u.str.len = (size_t)t->len;
+            return n;
+        }
         advance(p);
         n = node_tok(p, AST_INT, t);
         n->u.int_ = t->v.i;

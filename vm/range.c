@@ -147,6 +147,8 @@ static Value range_getitem(VM *vm, Value self, Value key) {
     int64_t i;
     if (IS_INTLIKE(key)) i = AS_INTLIKE(key);
     else if (IS_OBJ(key) && (AS_OBJ(key)->type->flags & TYPE_HEAP)) i = vm_to_index(vm, key);
+    else if (IS_OBJ(key) && AS_OBJ(key)->type == vm->t_int) /* a big int */
+        vm_raise_kind(vm, IndexError, "cannot fit 'int' into an index-sized integer");
     else vm_raise_kind(vm, TypeError, "range indices must be integers or slices, not %s", vm_type_name(vm, key));
     if (i < 0) i += n;
     if (i < 0 || i >= n) vm_raise_kind(vm, IndexError, "range object index out of range");

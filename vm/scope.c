@@ -393,7 +393,7 @@ static void visit_expr(Walker *w, AstNode *e)
             strcmp(e->u.name.id, "super") == 0)
             add_def(w, w->cur, "__class__", DEF_USED, e);
         break;
-    case AST_INT: case AST_FLOAT: case AST_IMAG: case AST_STR: case AST_BYTES:
+    case AST_INT: case AST_FLOAT: case AST_IMAG: case AST_STR: case AST_BYTES: case AST_BIGINT:
     case AST_NONE: case AST_TRUE: case AST_FALSE: case AST_ELLIPSIS:
         break;
     case AST_FSTRING:

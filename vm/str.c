@@ -637,6 +637,8 @@ static Value str_binop_slot(VM *vm, BinOp op, Value a, Value b) {
             return STR_VAL(str_repeat(vm, AS_STR(s), AS_INTLIKE(n)));
         if (is_heap_instance(vm, n))
             return EMPTY_VAL;
+        if (IS_OBJ(n) && AS_OBJ(n)->type == vm->t_int) /* a big int */
+            vm_raise_kind(vm, OverflowError, "cannot fit 'int' into an index-sized integer");
         vm_raise_kind(vm, TypeError, "can't multiply sequence by non-int of type '%s'", vm_type_name(vm, n));
     }
     case BINOP_MOD:
@@ -703,6 +705,8 @@ static Value str_getitem_slot(VM *vm, Value self, Value key) {
         return STR_VAL(str_slice(vm, s, (Slice *)AS_OBJ(key)));
     } else if (is_heap_instance(vm, key)) {
         i = vm_to_index(vm, key);
+    } else if (IS_OBJ(key) && AS_OBJ(key)->type == vm->t_int) { /* a big int */
+        vm_raise_kind(vm, IndexError, "cannot fit 'int' into an index-sized integer");
     } else {
         vm_raise_kind(vm, TypeError, "string indices must be integers, not '%s'", vm_type_name(vm, key));
     }

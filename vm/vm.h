@@ -272,6 +272,7 @@ struct VM {
     void (*free_hooks[8])(VM *vm);
     int32_t nfree_hooks;
     Type *t_complex; /* vm/complex_num.c */
+    int64_t int_max_str_digits; /* vm/bigint.c: 0 = default (4300), -1 = no limit */
 };
 
 /* ================= vm.c: creating and destroying a VM ================= */
