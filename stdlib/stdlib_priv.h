@@ -18,6 +18,8 @@ Module *stdlib_os(VM *vm);        /* stdlib/os.c */
 Module *stdlib_random(VM *vm);    /* stdlib/random.c */
 /* stdlib/cuda.c: registers cuda, numba, numba.cuda, numba.core(.errors) */
 void cuda_register_modules(VM *vm);
+/* stdlib/warnings.c: registers the warnings module */
+void warnings_register(VM *vm);
 
 /* ---- stdlib/file.c: file objects, open() ---- */
 void file_init(VM *vm);

@@ -100,7 +100,19 @@ typedef struct VMConfig {
     X(ValueError, Exception)                          \
     X(UnicodeError, ValueError)                       \
     X(UnicodeDecodeError, UnicodeError)               \
-    X(UnicodeEncodeError, UnicodeError)
+    X(UnicodeEncodeError, UnicodeError)               \
+    X(Warning, Exception)                             \
+    X(UserWarning, Warning)                           \
+    X(DeprecationWarning, Warning)                    \
+    X(PendingDeprecationWarning, Warning)             \
+    X(SyntaxWarning, Warning)                         \
+    X(RuntimeWarning, Warning)                        \
+    X(FutureWarning, Warning)                         \
+    X(ImportWarning, Warning)                         \
+    X(UnicodeWarning, Warning)                        \
+    X(BytesWarning, Warning)                          \
+    X(ResourceWarning, Warning)                       \
+    X(EncodingWarning, Warning)
 
 typedef enum ExcKind {
 #define EXC_ENUM(name, base) EXC_##name,
