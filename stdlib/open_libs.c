@@ -18,6 +18,7 @@ void stdlib_open_libs(VM *vm) {
     module_register_native(vm, "random", stdlib_random);
     cuda_register_modules(vm);
     warnings_register(vm);
+    gc_module_register(vm);
     vm->sys_module = stdlib_sys(vm);
     dict_set_cstr(vm, vm->modules, "sys", OBJ_VAL(vm->sys_module));
 }

@@ -20,6 +20,8 @@ Module *stdlib_random(VM *vm);    /* stdlib/random.c */
 void cuda_register_modules(VM *vm);
 /* stdlib/warnings.c: registers the warnings module */
 void warnings_register(VM *vm);
+/* stdlib/gc_module.c: registers the gc module */
+void gc_module_register(VM *vm);
 
 /* ---- stdlib/file.c: file objects, open() ---- */
 void file_init(VM *vm);

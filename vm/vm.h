@@ -275,6 +275,11 @@ struct VM {
     struct JitTypes *jit_types; /* jit/types.c: interned kernel types */
     void (*free_hooks[8])(VM *vm);
     int32_t nfree_hooks;
+    /* gen_finalize.c / gc.c: unreachable generators a collection kept alive
+    ** for their close() to run at the next safepoint (malloc'd, roots) */
+    Obj **finalize_queue;
+    int32_t nfinalize, finalize_cap;
+    bool finalizing; /* gen_run_finalizers is running */
 };
 
 /* ================= vm.c: creating and destroying a VM ================= */
@@ -561,6 +566,10 @@ Value vm_exec_proto(VM *vm, Proto *p, Dict *globals);
 ** registers with the arguments already bound (copied). */
 Value generator_new(VM *vm, Function *fn, Value *args);
 void generator_init(VM *vm);
+/* gen_finalize.c: abandoned generators run their finally blocks. */
+bool generator_needs_close(VM *vm, Obj *o); /* suspended inside a try block */
+void gen_run_finalizers(VM *vm);            /* closes the generators gc.c queued */
+void gen_close_all(VM *vm);                 /* at vm_free: closes every suspended one */
 void function_init(VM *vm);
 
 /* ================= lexer.c / parser.c / ast.c ================= */
