@@ -602,6 +602,11 @@ Module *module_new(VM *vm, Str *name);
 /* import name (dotted): returns the module (the top-level one for a.b when
 ** top is true). Searches next to the importer, GPY_PATH, sys.path, builtins. */
 Value vm_import(VM *vm, Str *name, bool top);
+/* from .name import x (level 1), from ..name (level 2): name resolved
+** against the importer's package (globals' __package__ / __name__). */
+Value vm_import_relative(VM *vm, Str *name, int level, Dict *globals);
+/* from pkg import sub: imports pkg.sub (full) if pkg has it; else EMPTY. */
+Value module_import_submodule(VM *vm, Module *pkg, Str *full);
 void module_register_native(VM *vm, const char *name, Module *(*build)(VM *vm));
 Source *source_new(VM *vm, Str *filename, const char *text, size_t len);
 /* Parses + compiles source; raises SyntaxError on failure. */
