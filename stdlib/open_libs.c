@@ -19,6 +19,7 @@ void stdlib_open_libs(VM *vm) {
     cuda_register_modules(vm);
     warnings_register(vm);
     gc_module_register(vm);
+    unicodedata_register(vm);
     vm->sys_module = stdlib_sys(vm);
     dict_set_cstr(vm, vm->modules, "sys", OBJ_VAL(vm->sys_module));
 }

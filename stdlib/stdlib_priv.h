@@ -22,6 +22,8 @@ void cuda_register_modules(VM *vm);
 void warnings_register(VM *vm);
 /* stdlib/gc_module.c: registers the gc module */
 void gc_module_register(VM *vm);
+/* stdlib/unicodedata.c: registers the unicodedata module */
+void unicodedata_register(VM *vm);
 
 /* ---- stdlib/file.c: file objects, open() ---- */
 void file_init(VM *vm);
