@@ -333,6 +333,7 @@ static void mark_all(VM *vm) {
 ** finally (gen_finalize.c): they and what they reach are kept alive this
 ** time and queued; closed, they are freed by a later collection. */
 static void queue_abandoned_generators(VM *vm) {
+    if (!vm->generators_made) return; /* most programs: no walk over the heap */
     bool any = false;
     for (Obj *o = vm->objects; o; o = o->gc_next) {
         if (o->marked || !o->type || !generator_needs_close(vm, o)) continue;

@@ -16,6 +16,7 @@ static Generator *as_gen(Value v) {
 Value generator_new(VM *vm, Function *fn, Value *args) {
     Proto *p = fn->proto;
     Generator *g = gc_alloc_obj(vm, vm->t_generator, sizeof(Generator));
+    vm->generators_made = true; /* gc.c: look for abandoned generators from now on */
     g->fn = fn;
     g->handling = NONE_VAL;
     g->state = GEN_CREATED;

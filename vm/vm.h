@@ -280,6 +280,7 @@ struct VM {
     Obj **finalize_queue;
     int32_t nfinalize, finalize_cap;
     bool finalizing; /* gen_run_finalizers is running */
+    bool generators_made; /* a generator was ever created: collections look for abandoned ones */
 };
 
 /* ================= vm.c: creating and destroying a VM ================= */
