@@ -430,7 +430,7 @@ Value vm_import(VM *vm, Str *name, bool top) {
         leaf[seglen] = '\0';
         Str *full = str_new(vm, s, (size_t)(seg - s) + seglen);
         if (parent && IS_EMPTY(dict_get_str(vm, vm->modules, full)) &&
-            !IS_LIST(vm, dict_get_cstr(vm, parent->dict, "__path__")) && !vm->config.load_module &&
+            !IS_LIST(vm, dict_get_cstr(vm, parent->dict, "__path__")) && !(vm->config.load_module && !parent->file) &&
             (!vm->native_modules || IS_EMPTY(dict_get_str(vm, vm->native_modules, full))))
             vm_raise_kind(vm, ModuleNotFoundError, "No module named '%s'; '%s' is not a package", full->chars,
                           parent->name->chars);
@@ -489,11 +489,14 @@ Value vm_import_relative(VM *vm, Str *name, int level, Dict *globals) {
 }
 
 /* from pkg import name where pkg has no attribute name: the submodule
-** pkg.name (full), imported now when the package's loader or __path__ has
-** it; EMPTY when there is none. */
+** pkg.name (full), imported now when the application's loader or the
+** package's __path__ has it; EMPTY when there is none. */
 Value module_import_submodule(VM *vm, Module *pkg, Str *full) {
     Value v = dict_get_str(vm, vm->modules, full);
     if (!IS_EMPTY(v)) return v;
+    /* a package has __path__; a module the application's loader gave may be one */
+    bool has_path = IS_LIST(vm, dict_get_cstr(vm, pkg->dict, "__path__"));
+    if (!has_path && (pkg->file || !vm->config.load_module)) return EMPTY_VAL;
     const char *leaf = full->chars + pkg->name->len + 1;
     vm_push_root(vm, STR_VAL(full));
     v = load_from_loader(vm, full, pkg);
