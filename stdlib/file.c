@@ -22,7 +22,7 @@ typedef struct File {
     bool closed;
     bool owned;    /* fclose on close/collection (false for the std streams) */
     bool seekable; /* lines can be read with getline and a seek back */
-    bool tty;      /* a terminal: Ctrl-C interrupts a read waiting on it */
+    bool tty;      /* a terminal, pipe or socket: Ctrl-C interrupts a read waiting on it */
     char *buf;     /* stdio buffer of files we open (gc_malloc'd: counts toward GC) */
 } File;
 
@@ -84,6 +84,12 @@ _Noreturn void os_raise_errno(VM *vm, int err, const char *filename) {
 /* creating file objects                                               */
 /* ------------------------------------------------------------------ */
 
+/* A pipe or socket: a read may wait for ever, so Ctrl-C must end it too. */
+static bool file_may_block(int fd) {
+    struct stat st;
+    return fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
 static Value file_make(VM *vm, FILE *fp, Str *name, Str *mode, bool readable, bool writable, bool owned) {
     Type *t = file_type(vm);
     vm_push_root(vm, OBJ_VAL(name));
@@ -97,7 +103,7 @@ static Value file_make(VM *vm, FILE *fp, Str *name, Str *mode, bool readable, bo
     f->writable = writable;
     f->owned = owned;
     f->seekable = fp && ftell(fp) >= 0;
-    f->tty = fp && isatty(fileno(fp));
+    f->tty = fp && (isatty(fileno(fp)) || file_may_block(fileno(fp)));
     return OBJ_VAL(f);
 }
 

@@ -19,6 +19,9 @@ void stdlib_open_libs(VM *vm) {
     module_register_native(vm, "asyncio", stdlib_asyncio);
     cuda_register_modules(vm);
     module_register_native(vm, "cmath", stdlib_cmath);
+    warnings_register(vm);
+    gc_module_register(vm);
+    unicodedata_register(vm);
     vm->sys_module = stdlib_sys(vm);
     dict_set_cstr(vm, vm->modules, "sys", OBJ_VAL(vm->sys_module));
 }

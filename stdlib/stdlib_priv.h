@@ -20,6 +20,12 @@ Module *stdlib_random(VM *vm);    /* stdlib/random.c */
 Module *stdlib_asyncio(VM *vm);   /* stdlib/asyncio.c */
 /* stdlib/cuda.c: registers cuda, numba, numba.cuda, numba.core(.errors) */
 void cuda_register_modules(VM *vm);
+/* stdlib/warnings.c: registers the warnings module */
+void warnings_register(VM *vm);
+/* stdlib/gc_module.c: registers the gc module */
+void gc_module_register(VM *vm);
+/* stdlib/unicodedata.c: registers the unicodedata module */
+void unicodedata_register(VM *vm);
 
 /* ---- stdlib/file.c: file objects, open() ---- */
 void file_init(VM *vm);

@@ -1755,12 +1755,11 @@ static void compile_import(FuncState *fs, AstNode *s)
         }
         return;
     }
-    if (s->u.import.level > 0 || !s->u.import.module) {
-        error_at(fs, s, "relative imports are not supported by gpy%s", "");
-        return;
-    }
+    /* C: the relative import's level (from .. import x: 2); a level past
+    ** 255 is beyond any package anyway */
+    int level = s->u.import.level > 255 ? 255 : s->u.import.level;
     int m = alloc_reg(fs);
-    emit_x(fs, OP_IMPORT, m, 0, 0, (uint32_t)name_const(fs, s->u.import.module));
+    emit_x(fs, OP_IMPORT, m, 0, level, (uint32_t)name_const(fs, s->u.import.module ? s->u.import.module : ""));
     for (int i = 0; i < s->u.import.names.len; i++) {
         AstNode *al = s->u.import.names.items[i];
         if (strcmp(al->u.alias.name, "*") == 0) {

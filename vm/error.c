@@ -293,6 +293,7 @@ bool vm_exc_matches(VM *vm, Value exc, Value cls_or_tuple) {
 ** is already propagating. */
 void exc_add_trace(VM *vm, Value exc, Proto *proto, int32_t pc) {
     if (!is_exc_instance(vm, exc) || !proto) return;
+    if (proto->source && (proto->source->obj.flags & SOURCE_HIDDEN_FRAMES)) return;
     ExcObj *e = (ExcObj *)AS_OBJ(exc);
     if (e->tb_len == e->tb_cap) {
         int32_t cap = e->tb_cap ? e->tb_cap * 2 : 8;

@@ -377,15 +377,14 @@ static void mark_roots(VM *vm) {
     gc_mark_value(vm, vm->sys_stdout);
     gc_mark_value(vm, vm->sys_stderr);
     gc_mark_value(vm, vm->sys_stdin);
+    for (int32_t i = 0; i < vm->nfinalize; i++) gc_mark_obj(vm, vm->finalize_queue[i]);
     if (vm->api_mark) vm->api_mark(vm);
 }
 
 /* Marks everything reachable. When the gray stack overflowed, every marked
 ** object is traced again until a pass completes without overflow: tracing
 ** is idempotent, so this only costs time. */
-static void mark_all(VM *vm) {
-    vm->gc_gray_overflow = false;
-    mark_roots(vm);
+static void finish_marking(VM *vm) {
     drain_gray(vm);
     while (vm->gc_gray_overflow) {
         vm->gc_gray_overflow = false;
@@ -396,6 +395,35 @@ static void mark_all(VM *vm) {
             }
         }
     }
+}
+
+static void mark_all(VM *vm) {
+    vm->gc_gray_overflow = false;
+    mark_roots(vm);
+    finish_marking(vm);
+}
+
+/* Unreachable generators suspended inside a try block must run their
+** finally (gen_finalize.c): they and what they reach are kept alive this
+** time and queued; closed, they are freed by a later collection. */
+static void queue_abandoned_generators(VM *vm) {
+    if (!vm->generators_made) return; /* most programs: no walk over the heap */
+    bool any = false;
+    for (Obj *o = vm->objects; o; o = o->gc_next) {
+        if (o->marked || !o->type || !generator_needs_close(vm, o)) continue;
+        if (vm->nfinalize == vm->finalize_cap) {
+            int32_t cap = vm->finalize_cap ? vm->finalize_cap * 2 : 16;
+            Obj **q = realloc(vm->finalize_queue, (size_t)cap * sizeof(Obj *));
+            if (!q) break; /* freed without running its finally */
+            vm->finalize_queue = q;
+            vm->finalize_cap = cap;
+        }
+        vm->finalize_queue[vm->nfinalize++] = o;
+        any = true;
+    }
+    if (!any) return;
+    for (int32_t i = 0; i < vm->nfinalize; i++) gc_mark_obj(vm, vm->finalize_queue[i]);
+    finish_marking(vm);
 }
 
 /* Frees every unmarked object. Finalizers all run before anything is
@@ -428,6 +456,7 @@ void gc_collect(VM *vm) {
     if (vm->gc_running) return;
     vm->gc_running = true;
     mark_all(vm);
+    queue_abandoned_generators(vm);
     str_table_sweep(vm); /* interned strings are weak */
     sweep(vm);
     size_t live = vm->bytes_allocated;
@@ -447,6 +476,7 @@ void gc_collect(VM *vm) {
 
 void gc_safepoint(VM *vm) {
     if ((vm->bytes_allocated > vm->next_gc || vm->gc_stress) && !vm->gc_running) gc_collect(vm);
+    if (vm->nfinalize > 0 && !vm->gc_running) gen_run_finalizers(vm);
 }
 
 /* Frees every object at VM teardown: all finalizers first, then memory. */
@@ -466,6 +496,9 @@ void gc_free_all(VM *vm) {
     }
     small_free(vm);
     vm->objects = NULL;
+    free(vm->finalize_queue);
+    vm->finalize_queue = NULL;
+    vm->nfinalize = vm->finalize_cap = 0;
     free(vm->gray);
     vm->gray = NULL;
     vm->ngray = vm->gray_cap = 0;

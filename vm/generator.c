@@ -19,6 +19,7 @@ Value generator_new(VM *vm, Function *fn, Value *args) {
               : (p->flags & PROTO_ASYNC_GEN) ? vm->t_async_generator
                                              : vm->t_generator;
     Generator *g = gc_alloc_obj(vm, t, sizeof(Generator));
+    vm->generators_made = true; /* gc.c: look for abandoned generators from now on */
     g->fn = fn;
     g->handling = NONE_VAL;
     g->state = GEN_CREATED;

@@ -821,6 +821,8 @@ static NOINLINE Value import_from(VM *vm, Value mod, Str *name) {
                 return sub;
             }
             mname = m->name->chars;
+            sub = module_import_submodule(vm, m, full); /* from pkg import sub: pkg/sub.gpy */
+            if (!IS_EMPTY(sub)) return sub;
         }
         if (m->file) where = m->file->chars;
     }
@@ -2188,7 +2190,7 @@ return_special:
 
     vmcase(IMPORT) {
         SAVEPC();
-        rv = vm_import(vm, AS_STR(k[*pc]), B_ == 1);
+        rv = C_ ? vm_import_relative(vm, AS_STR(k[*pc]), C_, frame->globals) : vm_import(vm, AS_STR(k[*pc]), B_ == 1);
         *RA_ = rv;
         pc++;
         vmnext();

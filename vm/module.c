@@ -430,7 +430,7 @@ Value vm_import(VM *vm, Str *name, bool top) {
         leaf[seglen] = '\0';
         Str *full = str_new(vm, s, (size_t)(seg - s) + seglen);
         if (parent && IS_EMPTY(dict_get_str(vm, vm->modules, full)) &&
-            !IS_LIST(vm, dict_get_cstr(vm, parent->dict, "__path__")) &&
+            !IS_LIST(vm, dict_get_cstr(vm, parent->dict, "__path__")) && !(vm->config.load_module && !parent->file) &&
             (!vm->native_modules || IS_EMPTY(dict_get_str(vm, vm->native_modules, full))))
             vm_raise_kind(vm, ModuleNotFoundError, "No module named '%s'; '%s' is not a package", full->chars,
                           parent->name->chars);
@@ -450,6 +450,63 @@ Value vm_import(VM *vm, Str *name, bool top) {
         seg = dot + 1;
     }
     return top ? first : cur;
+}
+
+/* The absolute name of a relative import (CPython's importlib resolve):
+** the package is the importer's __package__, else derived from __name__ (a
+** package's own name when it has __path__, else its parent's); each level
+** past the first goes one package up. */
+Value vm_import_relative(VM *vm, Str *name, int level, Dict *globals) {
+    Value pkg = dict_get_cstr(vm, globals, "__package__");
+    const char *p = "";
+    size_t plen = 0;
+    if (IS_STR(vm, pkg)) {
+        p = AS_STR(pkg)->chars;
+        plen = (size_t)AS_STR(pkg)->len;
+    } else if (!IS_EMPTY(pkg) && !IS_NONE(pkg)) {
+        vm_raise_kind(vm, TypeError, "package must be a string");
+    } else {
+        Value nm = dict_get_cstr(vm, globals, "__name__");
+        if (!IS_STR(vm, nm)) vm_raise_kind(vm, KeyError, "'__name__' not in globals");
+        p = AS_STR(nm)->chars;
+        plen = (size_t)AS_STR(nm)->len;
+        if (IS_EMPTY(dict_get_cstr(vm, globals, "__path__"))) {
+            const char *dot = memrchr(p, '.', plen);
+            plen = dot ? (size_t)(dot - p) : 0;
+        }
+    }
+    if (plen == 0) vm_raise_kind(vm, ImportError, "attempted relative import with no known parent package");
+    for (int i = 1; i < level; i++) {
+        const char *dot = memrchr(p, '.', plen);
+        if (!dot) vm_raise_kind(vm, ImportError, "attempted relative import beyond top-level package");
+        plen = (size_t)(dot - p);
+    }
+    Str *full = name->len ? str_printf(vm, "%.*s.%s", (int)plen, p, name->chars) : str_new(vm, p, plen);
+    vm_push_root(vm, STR_VAL(full));
+    Value v = vm_import(vm, full, false);
+    vm_pop_roots(vm, 1);
+    return v;
+}
+
+/* from pkg import name where pkg has no attribute name: the submodule
+** pkg.name (full), imported now when the application's loader or the
+** package's __path__ has it; EMPTY when there is none. */
+Value module_import_submodule(VM *vm, Module *pkg, Str *full) {
+    Value v = dict_get_str(vm, vm->modules, full);
+    if (!IS_EMPTY(v)) return v;
+    /* a package has __path__; a module the application's loader gave may be one */
+    bool has_path = IS_LIST(vm, dict_get_cstr(vm, pkg->dict, "__path__"));
+    if (!has_path && (pkg->file || !vm->config.load_module)) return EMPTY_VAL;
+    const char *leaf = full->chars + pkg->name->len + 1;
+    vm_push_root(vm, STR_VAL(full));
+    v = load_from_loader(vm, full, pkg);
+    char path[PATH_MAX], pkgdir[PATH_MAX];
+    bool is_pkg = false;
+    if (IS_EMPTY(v) && find_in_package(vm, pkg, leaf, path, pkgdir, &is_pkg))
+        v = load_file_module(vm, full, pkg, path, is_pkg, pkgdir);
+    if (!IS_EMPTY(v) && IS_EMPTY(dict_get_cstr(vm, pkg->dict, leaf))) dict_set_cstr(vm, pkg->dict, leaf, v);
+    vm_pop_roots(vm, 1);
+    return v;
 }
 
 void module_register_native(VM *vm, const char *name, Module *(*build)(VM *vm)) {

@@ -273,6 +273,10 @@ struct Source {
     size_t len;
     Arena *arena;
 };
+/* Source.obj.flags bit: library code whose frames tracebacks leave out, as
+** CPython's tracebacks show no frames of its C-implemented modules (the
+** warnings module). Bit 1 is module.c's SOURCE_FROM_FILE. */
+#define SOURCE_HIDDEN_FRAMES 2
 
 /* Exception handler table entry: an exception raised at an instruction
 ** in [start, end) jumps to target with the exception object in reg. Entries

@@ -27,6 +27,7 @@
 
 #include "cstack.h"
 #include "lexer.h"
+#include "unicode_names.h"
 
 /* Both limits are placed where CPython 3.11 fails on nested unary operators
 ** in a statement: its parser stack (MAXSTACK) overflows with a MemoryError,
@@ -1666,9 +1667,28 @@ static const char *decode_escape(Parser *p, Token *t, const char *q, const char 
         buf_add_cp(p, v);
         return r;
     }
-    case 'N':
+    case 'N': {
         if (bytes) break;
-        string_error(p, t, "(unicode error) \\N{...} escapes are not supported by gpy");
+        /* \N{name}: the scan position s decides the error's end as CPython's */
+        const char *s = r;
+        int32_t cp = -1;
+        bool named = false;
+        if (s < e && *s == '{') {
+            const char *start = ++s;
+            while (s < e && *s != '}') s++;
+            if (s < e && s > start) {
+                named = true;
+                cp = unicode_lookup_name(start, (size_t)(s - start));
+                s++;
+            }
+        }
+        if (cp < 0)
+            string_error(p, t, "(unicode error) 'unicodeescape' codec can't decode bytes in position %d-%d: %s",
+                         (int)(q - seg), (int)(s - seg) - 1,
+                         named ? "unknown Unicode character name" : "malformed \\N character escape");
+        buf_add_cp(p, (uint32_t)cp);
+        return s;
+    }
     default:
         break;
     }
@@ -1961,8 +1981,6 @@ static const char *fstring_body(Parser *p, Token *t, PosTrack *tr, const char *s
             continue;
         }
         if (c == '\\' && !raw) {
-            if (s + 1 < e && s[1] == 'N' && s + 2 < e && s[2] == '{')
-                string_error(p, t, "(unicode error) \\N{...} escapes are not supported by gpy");
             s = decode_escape(p, t, s, e, false, seg);
             continue;
         }

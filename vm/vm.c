@@ -312,10 +312,12 @@ void vm_on_free(VM *vm, void (*hook)(VM *vm)) {
 
 void vm_free(VM *vm) {
     if (!vm) return;
-    if (vm->memory_error.tag == VAL_OBJ) flush_streams(vm);
     vm->nframes = 0;
     vm->stack_top = vm->stack;
     vm->nroots = 0;
+    /* generators left suspended in a try block run their finally (gen_finalize.c) */
+    if (vm->memory_error.tag == VAL_OBJ) gen_close_all(vm);
+    if (vm->memory_error.tag == VAL_OBJ) flush_streams(vm);
     while (vm->nfree_hooks > 0) vm->free_hooks[--vm->nfree_hooks](vm);
     gc_free_all(vm);
     free(vm->strings.slots);

@@ -102,7 +102,19 @@ typedef struct VMConfig {
     X(UnicodeDecodeError, UnicodeError)               \
     X(UnicodeEncodeError, UnicodeError)               \
     X(StopAsyncIteration, Exception)                  \
-    X(TimeoutError, OSError)
+    X(TimeoutError, OSError)                          \
+    X(Warning, Exception)                             \
+    X(UserWarning, Warning)                           \
+    X(DeprecationWarning, Warning)                    \
+    X(PendingDeprecationWarning, Warning)             \
+    X(SyntaxWarning, Warning)                         \
+    X(RuntimeWarning, Warning)                        \
+    X(FutureWarning, Warning)                         \
+    X(ImportWarning, Warning)                         \
+    X(UnicodeWarning, Warning)                        \
+    X(BytesWarning, Warning)                          \
+    X(ResourceWarning, Warning)                       \
+    X(EncodingWarning, Warning)
 
 typedef enum ExcKind {
 #define EXC_ENUM(name, base) EXC_##name,
@@ -273,6 +285,12 @@ struct VM {
     int32_t nfree_hooks;
     Type *t_complex; /* vm/complex_num.c */
     int64_t int_max_str_digits; /* vm/bigint.c: 0 = default (4300), -1 = no limit */
+    /* gen_finalize.c / gc.c: unreachable generators a collection kept alive
+    ** for their close() to run at the next safepoint (malloc'd, roots) */
+    Obj **finalize_queue;
+    int32_t nfinalize, finalize_cap;
+    bool finalizing; /* gen_run_finalizers is running */
+    bool generators_made; /* a generator was ever created: collections look for abandoned ones */
 };
 
 /* ================= vm.c: creating and destroying a VM ================= */
@@ -580,6 +598,10 @@ Value vm_exec_proto(VM *vm, Proto *p, Dict *globals);
 Value generator_new(VM *vm, Function *fn, Value *args);
 void generator_init(VM *vm);
 void coroutine_init(VM *vm);
+/* gen_finalize.c: abandoned generators run their finally blocks. */
+bool generator_needs_close(VM *vm, Obj *o); /* suspended inside a try block */
+void gen_run_finalizers(VM *vm);            /* closes the generators gc.c queued */
+void gen_close_all(VM *vm);                 /* at vm_free: closes every suspended one */
 void function_init(VM *vm);
 
 /* ================= lexer.c / parser.c / ast.c ================= */
@@ -612,6 +634,11 @@ Module *module_new(VM *vm, Str *name);
 /* import name (dotted): returns the module (the top-level one for a.b when
 ** top is true). Searches next to the importer, GPY_PATH, sys.path, builtins. */
 Value vm_import(VM *vm, Str *name, bool top);
+/* from .name import x (level 1), from ..name (level 2): name resolved
+** against the importer's package (globals' __package__ / __name__). */
+Value vm_import_relative(VM *vm, Str *name, int level, Dict *globals);
+/* from pkg import sub: imports pkg.sub (full) if pkg has it; else EMPTY. */
+Value module_import_submodule(VM *vm, Module *pkg, Str *full);
 void module_register_native(VM *vm, const char *name, Module *(*build)(VM *vm));
 Source *source_new(VM *vm, Str *filename, const char *text, size_t len);
 /* Parses + compiles source; raises SyntaxError on failure. */

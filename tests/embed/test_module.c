@@ -125,6 +125,10 @@ static char *load_module(GpyVM *vm, const char *name, size_t *len, void *user) {
     const char *src = strcmp(name, "virt") == 0     ? "value = 41 + 1\n"
                       : strcmp(name, "badmod") == 0 ? "x = 1\ny = x / 0\n"
                       : strcmp(name, "badsyn") == 0 ? "def f(:\n    pass\n"
+                      /* a package the loader serves: its submodules and relative imports */
+                      : strcmp(name, "vpkg") == 0     ? "import vpkg.leaf\nbase = vpkg.leaf.n * 10\n"
+                      : strcmp(name, "vpkg.leaf") == 0 ? "n = 4\n"
+                      : strcmp(name, "vpkg.other") == 0 ? "from .leaf import n\ntwice = 2 * n\n"
                                                     : NULL;
     if (!src) return NULL;
     loads++;
@@ -147,6 +151,10 @@ static void test_loader(void) {
     CHECK(global_int(vm, "v") == 84);
     CHECK(loads == 1); /* then from sys.modules */
     CHECK_OK(vm, gpy_run_string(vm, NULL, "import math\nm = int(math.pi)\n", (size_t)-1, "main.py")); /* NULL: searched */
+    CHECK_OK(vm, gpy_run_string(vm, NULL, "import vpkg.other\nfrom vpkg import leaf\np = vpkg.base + vpkg.other.twice + leaf.n\n",
+                                (size_t)-1, "main.py"));
+    CHECK(global_int(vm, "p") == 52);
+    loads -= 3;
     CHECK(global_int(vm, "m") == 3);
 
     GpyStatus st = gpy_run_string(vm, NULL, "import badmod\n", (size_t)-1, "main.py");
