@@ -21,6 +21,7 @@ typedef struct Function Function;
 typedef struct Generator Generator; /* private to vm/generator.c */
 typedef struct Source Source;
 typedef struct AstNode AstNode;
+typedef struct BufferView BufferView; /* bytes.h: the buffer protocol */
 
 /* Header of every GC object. gc_size is the byte size passed to gc_alloc_obj
 ** (internal buffers are counted separately by gc_malloc/gc_realloc). */
@@ -108,6 +109,8 @@ struct Type {
     bool (*contains)(VM *vm, Value self, Value item);
     void (*mark)(VM *vm, Obj *self);
     void (*finalize)(VM *vm, Obj *self);
+    /* buffer protocol (bytes.h): fills *view; NULL = no buffer */
+    void (*getbuffer)(VM *vm, Value self, BufferView *view);
 };
 
 /* ---- strings: immutable UTF-8; hash computed at creation ---- */

@@ -263,6 +263,8 @@ struct VM {
     struct JitTypes *jit_types; /* jit/types.c: interned kernel types */
     void (*free_hooks[8])(VM *vm);
     int32_t nfree_hooks;
+    /* bytes.c / memoryview.c (declared in bytes.h) */
+    Type *t_bytes, *t_bytearray, *t_memoryview, *t_bytes_iter;
 };
 
 /* ================= vm.c: creating and destroying a VM ================= */
@@ -618,5 +620,6 @@ void slice_init(VM *vm);
 void number_init(VM *vm); /* int, float, bool, NoneType, NotImplemented, ellipsis */
 void error_init(VM *vm);  /* exception hierarchy */
 void module_init(VM *vm);
+void bytes_init(VM *vm); /* bytes.c: bytes, bytearray, memoryview */
 
 #endif
