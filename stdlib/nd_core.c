@@ -759,6 +759,7 @@ NDState *nd_state(VM *vm) {
     }
     nd_scalar_init(vm, st);
     nd_array_type_init(vm, st);
+    nd_buffer_type_init(vm, st);
     return st;
 }
 
@@ -790,6 +791,7 @@ Module *stdlib_numpy(VM *vm) {
     nd_reduce_init(vm, st, m);
     nd_random_init(vm, m);
     nd_extra_init(vm, st, m);
+    nd_buffer_funcs_init(vm, m);
     vm_pop_roots(vm, 1);
     return m;
 }

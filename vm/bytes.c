@@ -79,8 +79,8 @@ static void bytes_getbuffer(VM *vm, Value self, BufferView *v) {
 static void bytearray_getbuffer(VM *vm, Value self, BufferView *v) {
     (void)vm;
     ByteArray *b = AS_BYTEARRAY(self);
-    static uint8_t empty[1];
-    *v = (BufferView){.buf = b->data ? b->data : empty, .len = b->len, .itemsize = 1, .format = "B",
+    /* an empty bytearray may have no buffer: a pointer to nothing writable is fine, len is 0 */
+    *v = (BufferView){.buf = b->data ? b->data : (uint8_t *)(uintptr_t)"", .len = b->len, .itemsize = 1, .format = "B",
                       .readonly = false, .ndim = 1};
     v->shape[0] = b->len;
 }
@@ -193,6 +193,7 @@ static Value bytes_compare_slot(VM *vm, CmpOp op, Value a, Value b) {
 
 static Value repeat(VM *vm, Value like, const uint8_t *p, int64_t n, int64_t times) {
     if (times <= 0 || n == 0) return bytes_like_new(vm, like, "", 0);
+    if (times > INT64_MAX / n && IS_BYTES(vm, like)) vm_raise_kind(vm, OverflowError, "repeated bytes are too long");
     if (times > INT32_MAX / n) vm_raise_kind(vm, MemoryError, "%s", "");
     int64_t total = n * times;
     Value r = bytes_like_new(vm, like, NULL, total);
@@ -616,6 +617,7 @@ void bytes_init(VM *vm) {
     bytes_methods_init(vm, b);
     bytes_methods_init(vm, ba);
     memoryview_init(vm);
+    int_bytes_init(vm);
     dict_set_cstr(vm, vm->builtins, "bytes", OBJ_VAL(b));
     dict_set_cstr(vm, vm->builtins, "bytearray", OBJ_VAL(ba));
     dict_set_cstr(vm, vm->builtins, "memoryview", OBJ_VAL(vm->t_memoryview));

@@ -85,6 +85,9 @@ Value bytes_percent_format(VM *vm, Value self, Value args);
 /* ---- memoryview.c ---- */
 void memoryview_init(VM *vm);
 
+/* ---- int_bytes.c: int.to_bytes / int.from_bytes ---- */
+void int_bytes_init(VM *vm);
+
 /* ---- codecs.c ---- */
 /* str.encode(encoding, errors) -> bytes; encoding/errors NULL = defaults. */
 Bytes *codec_encode(VM *vm, Str *s, const char *encoding, const char *errors);

@@ -229,10 +229,8 @@ static Value m_split_impl(VM *vm, const char *name, int argc, Value *argv, Dict 
             while (i < n) {
                 while (i < n && is_space(self.p[i])) i++;
                 if (i >= n) break;
-                if (maxsplit-- == 0) {
-                    int64_t e = n;
-                    while (e > i && is_space(self.p[e - 1])) e--;
-                    list_append(vm, out, mk(vm, self_v, self.p + i, e - i));
+                if (maxsplit-- == 0) { /* the rest, trailing whitespace kept */
+                    list_append(vm, out, mk(vm, self_v, self.p + i, n - i));
                     break;
                 }
                 int64_t j = i;
@@ -245,10 +243,8 @@ static Value m_split_impl(VM *vm, const char *name, int argc, Value *argv, Dict 
             while (i > 0) {
                 while (i > 0 && is_space(self.p[i - 1])) i--;
                 if (i <= 0) break;
-                if (maxsplit-- == 0) {
-                    int64_t s = 0;
-                    while (s < i && is_space(self.p[s])) s++;
-                    list_append(vm, out, mk(vm, self_v, self.p + s, i - s));
+                if (maxsplit-- == 0) { /* the rest, leading whitespace kept */
+                    list_append(vm, out, mk(vm, self_v, self.p, i));
                     break;
                 }
                 int64_t j = i;
@@ -799,7 +795,7 @@ static Value m_append(VM *vm, int argc, Value *argv, Dict *kwargs) {
 
 static Value m_extend(VM *vm, int argc, Value *argv, Dict *kwargs) {
     ByteArray *ba = ba_self(vm, "extend", argc, argv, kwargs, 1, 1);
-    if (IS_STR(vm, argv[1])) vm_raise_kind(vm, TypeError, "expected iterable of integers; got: 'str'");
+    if (IS_STR(vm, argv[1])) vm_raise_kind(vm, TypeError, "'str' object cannot be interpreted as an integer");
     if (IS_INTLIKE(argv[1]) || IS_FLOAT(argv[1]) || IS_NONE(argv[1]))
         vm_raise_kind(vm, TypeError, "can't extend bytearray with %s", vm_type_name(vm, argv[1]));
     Value src = bytes_from_object(vm, argv[1], false);

@@ -482,7 +482,8 @@ Bytes *codec_encode(VM *vm, Str *s, const char *encoding, const char *errors) {
 static const char *str_or_null(VM *vm, Value v, const char *fname, int argno) {
     if (IS_EMPTY(v)) return NULL;
     if (!IS_STR(vm, v))
-        vm_raise_kind(vm, TypeError, "%s() argument %d must be str, not %s", fname, argno, vm_type_name(vm, v));
+        vm_raise_kind(vm, TypeError, "%s() argument '%s' must be str, not %s", fname, argno == 1 ? "encoding" : "errors",
+                      vm_type_name(vm, v));
     return AS_STR(v)->chars;
 }
 
