@@ -33,7 +33,7 @@ Bytes *bytes_new(VM *vm, const void *data, int64_t len) {
 /* Grows or shrinks the buffer to len bytes (new bytes are zero). */
 void bytearray_resize(VM *vm, ByteArray *ba, int64_t len) {
     if (len < 0) vm_raise_kind(vm, MemoryError, "%s", "");
-    if (len > ba->cap) {
+    if (len > ba->cap || !ba->data) { /* data is never NULL: an empty bytearray has room too */
         int64_t cap = ba->cap < 16 ? 16 : ba->cap;
         while (cap < len) {
             if (cap > INT64_MAX / 2) vm_raise_kind(vm, MemoryError, "%s", "");

@@ -424,7 +424,7 @@ static void encode_error(Enc *e, const uint32_t *cps, int64_t start, int64_t end
 Bytes *codec_encode(VM *vm, Str *s, const char *encoding, const char *errors) {
     Codec c = encoding ? codec_lookup(vm, encoding) : CODEC_UTF8;
     /* the common case: valid UTF-8 out of a str without surrogates */
-    if (c == CODEC_UTF8 || (c == CODEC_ASCII && s->ascii)) {
+    if (c == CODEC_UTF8 || ((c == CODEC_ASCII || c == CODEC_LATIN1) && s->ascii)) {
         bool plain = true;
         if (!s->ascii)
             for (int64_t i = 0; i + 1 < s->len; i++)
@@ -436,15 +436,16 @@ Bytes *codec_encode(VM *vm, Str *s, const char *encoding, const char *errors) {
     }
     Enc e = {.vm = vm, .s = s, .codec = c, .name = codec_names[c], .errors = errors, .handler = handler_lookup(errors)};
     e.big = c == CODEC_UTF16BE || c == CODEC_UTF32BE;
-    /* the code points, so error ranges can look ahead (gc_malloc'd: raising frees nothing, so keep it small) */
+    /* the code points, so that an error range can look ahead; kept in a
+    ** GC object (a bytes) so that a raise leaks nothing */
     int64_t n = s->nchars;
-    uint32_t *cps = gc_malloc(vm, (size_t)(n > 0 ? n : 1) * sizeof(uint32_t));
-    size_t pos = 0;
-    for (int64_t i = 0; i < n; i++) cps[i] = uc_decode(s->chars, &pos);
-    /* wrap the buffer in a bytes so that an exception does not leak it */
-    Bytes *holder = bytes_new(vm, cps, n * (int64_t)sizeof(uint32_t));
-    gc_free(vm, cps, (size_t)(n > 0 ? n : 1) * sizeof(uint32_t));
+    Bytes *holder = bytes_alloc(vm, n * (int64_t)sizeof(uint32_t));
     vm_push_root(vm, OBJ_VAL(holder));
+    size_t pos = 0;
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t c = uc_decode(s->chars, &pos);
+        memcpy(holder->data + i * (int64_t)sizeof c, &c, sizeof c);
+    }
     const uint32_t *cp = (const uint32_t *)(void *)holder->data;
     sb_init(&e.out);
     if (c == CODEC_UTF16) sb_append(&e.out, "\xff\xfe", 2);
