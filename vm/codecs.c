@@ -139,6 +139,9 @@ static void decode_error(Dec *d, int64_t start, int64_t end, const char *reason)
     case ERR_UNKNOWN:
         sb_free(&d->out);
         vm_raise_kind(d->vm, LookupError, "unknown error handler name '%s'", d->errors);
+    case ERR_XMLCHARREF:
+        sb_free(&d->out);
+        vm_raise_kind(d->vm, TypeError, "don't know how to handle UnicodeDecodeError in error callback");
     default: decode_raise(d, start, end, reason);
     }
 }
@@ -186,6 +189,13 @@ static void decode_utf8(Dec *d) {
                 break;
             }
             ok++;
+        }
+        if (bad && c == 0xED && d->handler == ERR_SURROGATEPASS && i + 2 < n && p[i + 1] >= 0xA0 && p[i + 1] <= 0xBF &&
+            cont(p[i + 2])) {
+            /* surrogatepass: an encoded surrogate is kept (a gpy str stores it so) */
+            sb_append(&d->out, (const char *)p + i, 3);
+            i += 3;
+            continue;
         }
         if (bad) {
             decode_error(d, i, i + 1 + ok, "invalid continuation byte");
