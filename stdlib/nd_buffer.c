@@ -5,7 +5,7 @@
 */
 #include <string.h>
 
-#include "../vm/bytes.h"
+#include "bytes.h"
 #include "nd_priv.h"
 #include "stdlib_priv.h"
 

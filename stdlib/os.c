@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../vm/bytes.h"
+#include "bytes.h"
 #include "stdlib_priv.h"
 
 extern char **environ;

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../vm/bytes.h"
+#include "bytes.h"
 #include "stdlib_priv.h"
 
 #include "mt19937.h"

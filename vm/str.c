@@ -766,7 +766,8 @@ static Value str_new_slot(VM *vm, Type *cls, int argc, Value *argv, Dict *kwargs
         if (IS_EMPTY(obj))
             return STR_VAL(make_str(vm, "", 0, 0));
         BufferView bv;
-        if (!IS_STR(vm, obj) && buffer_get(vm, obj, &bv)) { /* str(b, encoding, errors): codecs.c */
+        if (IS_STR(vm, obj)) vm_raise_kind(vm, TypeError, "decoding str is not supported");
+        if (buffer_get(vm, obj, &bv)) { /* str(b, encoding, errors): codecs.c */
             if ((!IS_EMPTY(enc) && !is_str(vm, enc)) || (!IS_EMPTY(err) && !is_str(vm, err)))
                 vm_raise_kind(vm, TypeError, "str() argument '%s' must be str, not %s",
                               !IS_EMPTY(enc) && !is_str(vm, enc) ? "encoding" : "errors",
