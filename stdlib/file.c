@@ -878,6 +878,16 @@ static Value file_getattr(VM *vm, Value self, Str *name) {
                           strcmp(n, "line_buffering") == 0))
             return EMPTY_VAL;
         if (strcmp(n, "encoding") == 0) return STR_VAL(str_cstr(vm, file_encoding(f)));
+        if (strcmp(n, "buffer") == 0 && !f->binary && !f->closed && f->fp) {
+            /* the binary layer: a binary file object over the same stream (so
+            ** text and bytes written through both keep their order) */
+            Str *bm = str_cstr(vm, f->readable && f->writable ? "rb+" : f->readable ? "rb" : "wb");
+            vm_push_root(vm, OBJ_VAL(bm));
+            Value b = file_make(vm, f->fp, f->name, bm, f->readable, f->writable, false);
+            vm_pop_roots(vm, 1);
+            ((File *)AS_OBJ(b))->binary = true;
+            return b;
+        }
         if (strcmp(n, "errors") == 0) return STR_VAL(str_cstr(vm, "strict"));
         if (strcmp(n, "newlines") == 0) return NONE_VAL;
         if (strcmp(n, "line_buffering") == 0) return BOOL_VAL(false);
