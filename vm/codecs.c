@@ -99,6 +99,8 @@ typedef struct Dec {
     const char *name; /* for messages */
     const char *errors;
     ErrHandler handler;
+    int unit;  /* utf-16: 2, utf-32: 4, else 0 (surrogatepass) */
+    bool big;  /* utf-16/32 byte order, once known */
     StrBuf out;
 } Dec;
 
@@ -123,25 +125,43 @@ _Noreturn static void decode_raise(Dec *d, int64_t start, int64_t end, const cha
     vm_throw(vm, exc);
 }
 
-/* Applies the error handler to bytes [start, end); decoding resumes at end. */
-static void decode_error(Dec *d, int64_t start, int64_t end, const char *reason) {
+/* Applies the error handler to bytes [start, end); returns where decoding
+** resumes (end, except for surrogateescape). */
+static int64_t decode_error(Dec *d, int64_t start, int64_t end, const char *reason) {
     switch (d->handler) {
-    case ERR_IGNORE: return;
-    case ERR_REPLACE: put_cp(&d->out, 0xFFFD); return;
+    case ERR_IGNORE: return end;
+    case ERR_REPLACE: put_cp(&d->out, 0xFFFD); return end;
     case ERR_BACKSLASH:
         for (int64_t i = start; i < end; i++) sb_printf(&d->out, "\\x%02x", d->p[i]);
-        return;
-    case ERR_SURROGATEESCAPE:
-        for (int64_t i = start; i < end; i++)
-            if (d->p[i] < 0x80) decode_raise(d, start, end, reason);
-        for (int64_t i = start; i < end; i++) put_cp(&d->out, 0xDC00 + d->p[i]);
-        return;
+        return end;
+    case ERR_SURROGATEESCAPE: {
+        /* CPython's handler takes the leading bytes >= 0x80, at most 4, and
+        ** decoding goes on after them */
+        int64_t i = start;
+        while (i < end && i - start < 4 && d->p[i] >= 0x80) put_cp(&d->out, 0xDC00 + d->p[i++]);
+        if (i == start) decode_raise(d, start, end, reason);
+        return i;
+    }
     case ERR_UNKNOWN:
         sb_free(&d->out);
         vm_raise_kind(d->vm, LookupError, "unknown error handler name '%s'", d->errors);
     case ERR_XMLCHARREF:
         sb_free(&d->out);
         vm_raise_kind(d->vm, TypeError, "don't know how to handle UnicodeDecodeError in error callback");
+    case ERR_SURROGATEPASS:
+        if (d->unit) {
+            /* one surrogate code unit passes; the codec calls again for more */
+            if (d->n - start >= d->unit) {
+                const uint8_t *q = d->p + start;
+                uint32_t ch = 0;
+                for (int b = 0; b < d->unit; b++) ch |= (uint32_t)q[d->big ? d->unit - 1 - b : b] << (8 * b);
+                if (ch >= 0xD800 && ch <= 0xDFFF) {
+                    put_cp(&d->out, ch);
+                    return start + d->unit;
+                }
+            }
+        }
+        decode_raise(d, start, end, reason);
     default: decode_raise(d, start, end, reason);
     }
 }
@@ -172,8 +192,7 @@ static void decode_utf8(Dec *d) {
             if (c == 0xF0) lo = 0x90;
             if (c == 0xF4) hi = 0x8F;
         } else {
-            decode_error(d, i, i + 1, "invalid start byte");
-            i++;
+            i = decode_error(d, i, i + 1, "invalid start byte");
             continue;
         }
         /* how many bytes after the lead are valid (CPython reports the
@@ -198,13 +217,11 @@ static void decode_utf8(Dec *d) {
             continue;
         }
         if (bad) {
-            decode_error(d, i, i + 1 + ok, "invalid continuation byte");
-            i += 1 + ok;
+            i = decode_error(d, i, i + 1 + ok, "invalid continuation byte");
             continue;
         }
         if (ok < need - 1) {
-            decode_error(d, i, n, "unexpected end of data");
-            i = n;
+            i = decode_error(d, i, n, "unexpected end of data");
             continue;
         }
         sb_append(&d->out, (const char *)p + i, (size_t)need);
@@ -213,9 +230,9 @@ static void decode_utf8(Dec *d) {
 }
 
 static void decode_ascii(Dec *d) {
-    for (int64_t i = 0; i < d->n; i++) {
-        if (d->p[i] < 0x80) sb_putc(&d->out, (char)d->p[i]);
-        else decode_error(d, i, i + 1, "ordinal not in range(128)");
+    for (int64_t i = 0; i < d->n;) {
+        if (d->p[i] < 0x80) sb_putc(&d->out, (char)d->p[i++]);
+        else i = decode_error(d, i, i + 1, "ordinal not in range(128)");
     }
 }
 
@@ -227,6 +244,7 @@ static void decode_utf16(Dec *d, int order /* 0: BOM or little, 1: little, 2: bi
     const uint8_t *p = d->p;
     int64_t n = d->n, i = 0;
     bool big = order == 2;
+    d->unit = 2;
     if (order == 0) {
         if (n >= 2 && p[0] == 0xFF && p[1] == 0xFE) i = 2;
         else if (n >= 2 && p[0] == 0xFE && p[1] == 0xFF) {
@@ -235,30 +253,28 @@ static void decode_utf16(Dec *d, int order /* 0: BOM or little, 1: little, 2: bi
         }
         d->name = big ? "utf-16-be" : "utf-16-le";
     }
+    d->big = big;
 #define UNIT(k) (big ? (uint32_t)(p[k] << 8 | p[(k) + 1]) : (uint32_t)(p[(k) + 1] << 8 | p[k]))
     while (i < n) {
         if (n - i < 2) {
-            decode_error(d, i, n, "truncated data");
-            break;
+            i = decode_error(d, i, n, "truncated data");
+            continue;
         }
         uint32_t u = UNIT(i);
         if (u < 0xD800 || u > 0xDFFF) {
             put_cp(&d->out, u);
             i += 2;
         } else if (u >= 0xDC00) {
-            decode_error(d, i, i + 2, "illegal encoding");
-            i += 2;
+            i = decode_error(d, i, i + 2, "illegal encoding");
         } else if (n - i < 4) {
-            decode_error(d, i, n, "unexpected end of data");
-            break;
+            i = decode_error(d, i, n, "unexpected end of data");
         } else {
             uint32_t u2 = UNIT(i + 2);
             if (u2 >= 0xDC00 && u2 <= 0xDFFF) {
                 put_cp(&d->out, 0x10000 + ((u - 0xD800) << 10) + (u2 - 0xDC00));
                 i += 4;
             } else {
-                decode_error(d, i, i + 2, "illegal UTF-16 surrogate");
-                i += 2;
+                i = decode_error(d, i, i + 2, "illegal UTF-16 surrogate");
             }
         }
     }
@@ -269,6 +285,7 @@ static void decode_utf32(Dec *d, int order) {
     const uint8_t *p = d->p;
     int64_t n = d->n, i = 0;
     bool big = order == 2;
+    d->unit = 4;
     if (order == 0) {
         if (n >= 4 && p[0] == 0xFF && p[1] == 0xFE && p[2] == 0 && p[3] == 0) i = 4;
         else if (n >= 4 && p[0] == 0 && p[1] == 0 && p[2] == 0xFE && p[3] == 0xFF) {
@@ -277,18 +294,21 @@ static void decode_utf32(Dec *d, int order) {
         }
         d->name = big ? "utf-32-be" : "utf-32-le";
     }
+    d->big = big;
     while (i < n) {
         if (n - i < 4) {
-            decode_error(d, i, n, "truncated data");
-            break;
+            i = decode_error(d, i, n, "truncated data");
+            continue;
         }
         uint32_t u = big ? (uint32_t)p[i] << 24 | (uint32_t)p[i + 1] << 16 | (uint32_t)p[i + 2] << 8 | p[i + 3]
                          : (uint32_t)p[i + 3] << 24 | (uint32_t)p[i + 2] << 16 | (uint32_t)p[i + 1] << 8 | p[i];
-        if (u > 0x10FFFF) decode_error(d, i, i + 4, "code point not in range(0x110000)");
+        if (u > 0x10FFFF) i = decode_error(d, i, i + 4, "code point not in range(0x110000)");
         else if (u >= 0xD800 && u < 0xE000)
-            decode_error(d, i, i + 4, "code point in surrogate code point range(0xd800, 0xe000)");
-        else put_cp(&d->out, u);
-        i += 4;
+            i = decode_error(d, i, i + 4, "code point in surrogate code point range(0xd800, 0xe000)");
+        else {
+            put_cp(&d->out, u);
+            i += 4;
+        }
     }
 }
 
@@ -413,8 +433,13 @@ static void encode_error(Enc *e, const uint32_t *cps, int64_t start, int64_t end
         }
         return;
     case ERR_SURROGATEESCAPE:
+        /* the error names the range from the first character it cannot take */
         for (int64_t i = start; i < end; i++)
-            if (cps[i] < 0xDC80 || cps[i] > 0xDCFF) encode_raise(e, cps, start, end, reason);
+            if (cps[i] < 0xDC80 || cps[i] > 0xDCFF) encode_raise(e, cps, i, end, reason);
+        /* the raw bytes must fill whole code units of utf-16/32 (CPython's rule) */
+        if ((e->codec >= CODEC_UTF16 && e->codec <= CODEC_UTF16BE && (end - start) % 2) ||
+            (e->codec >= CODEC_UTF32 && (end - start) % 4))
+            encode_raise(e, cps, start, end, reason);
         for (int64_t i = start; i < end; i++) sb_putc(&e->out, (char)(cps[i] - 0xDC00));
         return;
     case ERR_SURROGATEPASS:
@@ -472,7 +497,10 @@ Bytes *codec_encode(VM *vm, Str *s, const char *encoding, const char *errors) {
             continue;
         }
         int64_t j = i + 1;
-        for (;;) {
+        /* utf-8, ascii and latin-1 report a run of unencodable characters;
+        ** utf-16/32 one character at a time (as CPython) */
+        bool runs = c == CODEC_UTF8 || c == CODEC_ASCII || c == CODEC_LATIN1;
+        while (runs) {
             if (j >= n) break;
             uint32_t cj;
             memcpy(&cj, cp + j, sizeof cj);
