@@ -334,11 +334,8 @@ static uint8_t byte_value(VM *vm, Value v) {
 /* The bytes of any value accepted on the right of ba[a:b] = value: a
 ** buffer or an iterable of ints; a new bytes object (rooted by the caller). */
 static Bytes *assign_source(VM *vm, Value v) {
-    if (IS_INTLIKE(v) || IS_STR(vm, v) || IS_NONE(v) || IS_FLOAT(v)) {
-        if (IS_STR(vm, v))
-            vm_raise_kind(vm, TypeError, "can assign only bytes, buffers, or iterables of ints in range(0, 256)");
+    if (IS_INTLIKE(v) || IS_STR(vm, v) || IS_NONE(v) || IS_FLOAT(v))
         vm_raise_kind(vm, TypeError, "can assign only bytes, buffers, or iterables of ints in range(0, 256)");
-    }
     Value b = bytes_from_object(vm, v, false);
     return AS_BYTES(b);
 }

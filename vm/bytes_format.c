@@ -72,7 +72,7 @@ static void format_into(VM *vm, Out *sb, const uint8_t *f, int64_t n, Args *a) {
             i = j;
             continue;
         }
-        int64_t spec_start = i++;
+        i++; /* the '%' */
         Value arg = EMPTY_VAL;
         if (i < n && f[i] == '(') {
             if (IS_EMPTY(a->mapping)) vm_raise_kind(vm, TypeError, "format requires a mapping");
@@ -177,7 +177,6 @@ static void format_into(VM *vm, Out *sb, const uint8_t *f, int64_t n, Args *a) {
             vm_raise_kind(vm, ValueError, "unsupported format character '%c' (0x%x) at index %lld",
                           conv >= 0x20 && conv < 0x7f ? conv : '?', conv, (long long)(i - 1));
         }
-        (void)spec_start;
     }
     if (a->next < a->n && IS_EMPTY(a->mapping))
         vm_raise_kind(vm, TypeError, "not all arguments converted during bytes formatting");

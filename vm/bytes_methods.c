@@ -712,9 +712,6 @@ static Value m_fromhex(VM *vm, int argc, Value *argv, Dict *kwargs) {
         if (hi < 0 || lo < 0) {
             sb_free(&sb);
             int64_t at = hi < 0 ? ci : ci + 1;
-            if (hi >= 0 && i + 1 >= n)
-                vm_raise_kind(vm, ValueError, "non-hexadecimal number found in fromhex() arg at position %lld",
-                              (long long)at);
             vm_raise_kind(vm, ValueError, "non-hexadecimal number found in fromhex() arg at position %lld",
                           (long long)at);
         }
