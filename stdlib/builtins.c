@@ -195,6 +195,8 @@ static Value b_open(VM *vm, int argc, Value *argv, Dict *kwargs) {
         mode = str_cstr(vm, "r");
     }
     Value enc = a[3];
+    if (!IS_EMPTY(enc) && !IS_NONE(enc) && strchr(mode->chars, 'b'))
+        vm_raise_kind(vm, ValueError, "binary mode doesn't take an encoding argument");
     if (!IS_EMPTY(enc) && !IS_NONE(enc)) {
         if (!IS_STR(vm, enc))
             vm_raise_kind(vm, TypeError, "open() argument 'encoding' must be str or None, not %s",

@@ -2,7 +2,9 @@
 ** file.c — text file objects (type TextIOWrapper, as CPython's
 ** _io.TextIOWrapper): open(), sys.stdout/stderr/stdin, reading with
 ** universal newlines, writing, iteration over lines, context manager.
-** Text is UTF-8; gpy has no bytes type, so binary modes are refused.
+** Text is UTF-8. Binary modes ('rb', 'wb', 'ab', 'r+b'...) use the same
+** object with `binary` set: reads return bytes, writes take any buffer
+** (CPython's BufferedReader/Writer/Random, named so in repr).
 */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bytes.h"
 #include "signals.h"
 #include "stdlib_priv.h"
 
@@ -24,6 +27,7 @@ typedef struct File {
     bool seekable; /* lines can be read with getline and a seek back */
     bool tty;      /* a terminal, pipe or socket: Ctrl-C interrupts a read waiting on it */
     char *buf;     /* stdio buffer of files we open (gc_malloc'd: counts toward GC) */
+    bool binary;   /* 'b' in the mode: bytes in and out, no newline translation */
 } File;
 
 #define FILE_BUFSIZE 8192
@@ -140,7 +144,6 @@ Value file_open(VM *vm, Str *path, Str *mode) {
     if (nb && nt) vm_raise_kind(vm, ValueError, "can't have text and binary mode at once");
     if (nr + nw + na + nx != 1)
         vm_raise_kind(vm, ValueError, "must have exactly one of create/read/write/append mode");
-    if (nb) vm_raise_kind(vm, ValueError, "gpy has no bytes: binary mode is not supported");
     if ((size_t)path->len != strlen(path->chars)) vm_raise_kind(vm, ValueError, "embedded null byte");
     const char *fm;
     if (nr) fm = nplus ? "r+" : "r";
@@ -166,9 +169,13 @@ Value file_open(VM *vm, Str *path, Str *mode) {
     }
     vm_push_root(vm, OBJ_VAL(path));
     vm_push_root(vm, OBJ_VAL(mode));
+    if (nb) /* CPython's FileIO spelling of the mode: 'rb', 'wb', 'ab', 'xb', 'rb+'... */
+        mode = str_cstr(vm, nplus ? (na ? "ab+" : nx ? "xb+" : "rb+") : nr ? "rb" : nw ? "wb" : na ? "ab" : "xb");
+    vm_push_root(vm, OBJ_VAL(mode));
     Value f = file_make(vm, fp, path, mode, nr || nplus, !nr || nplus, true);
-    vm_pop_roots(vm, 2);
+    vm_pop_roots(vm, 3);
     File *fo = (File *)AS_OBJ(f);
+    fo->binary = nb > 0;
     fo->buf = gc_malloc(vm, FILE_BUFSIZE);
     setvbuf(fp, fo->buf, _IOFBF, FILE_BUFSIZE);
     return f;
@@ -472,6 +479,68 @@ static int64_t size_arg(VM *vm, int argc, Value *argv, int idx) {
     return AS_INTLIKE(argv[idx]);
 }
 
+/* ---- binary mode: bytes as they are in the file ---- */
+
+static Value bin_finish(VM *vm, StrBuf *sb) {
+    if (sb_failed(sb)) {
+        sb_init(sb);
+        vm_throw(vm, vm->memory_error);
+    }
+    Bytes *b = bytes_new(vm, sb->data, (int64_t)sb->len);
+    sb_free(sb);
+    return OBJ_VAL(b);
+}
+
+/* Up to n bytes (all when n < 0): stops early only at end of file. */
+static Value bin_read(VM *vm, File *f, int64_t n) {
+    StrBuf sb;
+    sb_init(&sb);
+    char buf[65536];
+    while (!sb_failed(&sb) && (n < 0 || (int64_t)sb.len < n)) {
+        size_t want = sizeof buf;
+        if (n >= 0 && (uint64_t)(n - (int64_t)sb.len) < want) want = (size_t)(n - (int64_t)sb.len);
+        errno = 0;
+        if (f->tty) interruptible_read(vm, true);
+        size_t got = fread(buf, 1, want, f->fp);
+        if (f->tty) interruptible_read(vm, false);
+        sb_append(&sb, buf, got);
+        if (got < want && !read_failed(vm, f->fp, &sb)) break;
+    }
+    return bin_finish(vm, &sb);
+}
+
+/* One line through its b'\n' (at most limit bytes when limit >= 0). */
+static Value bin_readline(VM *vm, File *f, int64_t limit) {
+    StrBuf sb;
+    sb_init(&sb);
+    while (!sb_failed(&sb) && (limit < 0 || (int64_t)sb.len < limit)) {
+        errno = 0;
+        int c = getc_unlocked(f->fp);
+        if (c == EOF) {
+            if (read_failed(vm, f->fp, &sb)) continue;
+            break;
+        }
+        sb_putc(&sb, (char)c);
+        if (c == '\n') break;
+    }
+    return bin_finish(vm, &sb);
+}
+
+/* f.readinto(buffer): fills a writable buffer; the count read. */
+static Value m_readinto(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    kw_none(vm, "readinto", kwargs);
+    if (argc != 2) vm_raise_kind(vm, TypeError, "readinto() takes exactly one argument (%d given)", argc - 1);
+    File *f = readable_file(vm, argv[0], "readinto");
+    BufferView bv;
+    buffer_need(vm, argv[1], &bv);
+    if (bv.readonly) vm_raise_kind(vm, TypeError, "readinto() argument must be read-write bytes-like object, not %s",
+                                   vm_type_name(vm, argv[1]));
+    errno = 0;
+    size_t got = fread(bv.buf, 1, (size_t)bv.len, f->fp);
+    if (got < (size_t)bv.len) read_failed(vm, f->fp, NULL);
+    return INT_VAL((int64_t)got);
+}
+
 static Value m_read(VM *vm, int argc, Value *argv, Dict *kwargs) {
     Value sz = kw_take(vm, kwargs, "size");
     kw_done(vm, "read", kwargs);
@@ -479,6 +548,7 @@ static Value m_read(VM *vm, int argc, Value *argv, Dict *kwargs) {
     if (argc > 2) vm_raise_kind(vm, TypeError, "read expected at most 1 argument, got %d", argc - 1);
     int64_t n = size_arg(vm, argc, argv, 1);
     if (!IS_EMPTY(sz)) n = size_arg(vm, 1, &sz, 0);
+    if (f->binary) return bin_read(vm, f, n);
     return STR_VAL(read_chars(vm, f, n));
 }
 
@@ -489,6 +559,7 @@ static Value m_readline(VM *vm, int argc, Value *argv, Dict *kwargs) {
     if (argc > 2) vm_raise_kind(vm, TypeError, "readline expected at most 1 argument, got %d", argc - 1);
     int64_t n = size_arg(vm, argc, argv, 1);
     if (!IS_EMPTY(sz)) n = size_arg(vm, 1, &sz, 0);
+    if (f->binary) return bin_readline(vm, f, n);
     return STR_VAL(readline_file(vm, f, n));
 }
 
@@ -500,10 +571,17 @@ static Value m_readlines(VM *vm, int argc, Value *argv, Dict *kwargs) {
     vm_push_root(vm, OBJ_VAL(l));
     int64_t total = 0;
     for (;;) {
-        Str *s = readline_file(vm, f, -1);
-        if (s->len == 0) break;
-        list_append(vm, l, STR_VAL(s));
-        total += s->nchars;
+        if (f->binary) {
+            Value b = bin_readline(vm, f, -1);
+            if (AS_BYTES(b)->len == 0) break;
+            list_append(vm, l, b);
+            total += AS_BYTES(b)->len;
+        } else {
+            Str *s = readline_file(vm, f, -1);
+            if (s->len == 0) break;
+            list_append(vm, l, STR_VAL(s));
+            total += s->nchars;
+        }
         if (hint > 0 && total >= hint) break;
     }
     vm_pop_roots(vm, 1);
@@ -534,6 +612,7 @@ static void flush_raw(VM *vm, FILE *fp) {
 void file_write(VM *vm, Value file, Str *s) {
     if (file_is_file(vm, file)) {
         File *f = writable_file(vm, file, "write");
+        if (f->binary) vm_raise_kind(vm, TypeError, "a bytes-like object is required, not 'str'");
         write_raw(vm, f, s->chars, (size_t)s->len);
         return;
     }
@@ -574,7 +653,16 @@ void file_flush(VM *vm, Value file) {
 static Value m_write(VM *vm, int argc, Value *argv, Dict *kwargs) {
     kw_none(vm, "write", kwargs);
     if (argc != 2) vm_raise_kind(vm, TypeError, "write() takes exactly one argument (%d given)", argc - 1);
-    File *f = writable_file(vm, argv[0], "write");
+    File *f = as_file(vm, argv[0], "write");
+    if (f->binary) {
+        if (f->closed) vm_raise_kind(vm, ValueError, "write to closed file");
+        if (!f->writable) vm_raise_kind(vm, OSError, "write");
+        BufferView bv;
+        buffer_need(vm, argv[1], &bv);
+        write_raw(vm, f, (const char *)bv.buf, (size_t)bv.len);
+        return INT_VAL(bv.len);
+    }
+    f = writable_file(vm, argv[0], "write");
     if (!IS_STR(vm, argv[1]))
         vm_raise_kind(vm, TypeError, "write() argument must be str, not %s", vm_type_name(vm, argv[1]));
     Str *s = AS_STR(argv[1]);
@@ -593,6 +681,12 @@ static Value m_writelines(VM *vm, int argc, Value *argv, Dict *kwargs) {
     vm_push_root(vm, it);
     Value line;
     while (vm_next(vm, it, &line)) {
+        if (((File *)AS_OBJ(self))->binary) {
+            BufferView bv;
+            buffer_need(vm, line, &bv);
+            write_raw(vm, writable_file(vm, self, "writelines"), (const char *)bv.buf, (size_t)bv.len);
+            continue;
+        }
         if (!IS_STR(vm, line))
             vm_raise_kind(vm, TypeError, "write() argument must be str, not %s", vm_type_name(vm, line));
         File *f = writable_file(vm, self, "writelines");
@@ -702,7 +796,8 @@ static Value m_seek(VM *vm, int argc, Value *argv, Dict *kwargs) {
     File *f = open_file(vm, argv[0], "seek");
     int64_t off = arg_int(vm, "seek", argv[1]);
     int64_t whence = argc > 2 ? arg_int(vm, "seek", argv[2]) : 0;
-    if (whence != 0 && off != 0) vm_raise_kind(vm, OSError, "can't do nonzero cur-relative seeks");
+    if (whence != 0 && off != 0 && !f->binary)
+        vm_raise_kind(vm, OSError, whence == 2 ? "can't do nonzero end-relative seeks" : "can't do nonzero cur-relative seeks");
     int w = whence == 0 ? SEEK_SET : whence == 1 ? SEEK_CUR : SEEK_END;
     if (whence < 0 || whence > 2) vm_raise_kind(vm, ValueError, "invalid whence (%lld, should be 0, 1 or 2)", (long long)whence);
     if (fseek(f->fp, (long)off, w) != 0) os_raise_errno(vm, errno, NULL);
@@ -727,6 +822,12 @@ static Value m_iter(VM *vm, int argc, Value *argv, Dict *kwargs) {
 
 static bool file_next_slot(VM *vm, Value self, Value *out) {
     File *f = readable_file(vm, self, "__next__");
+    if (f->binary) {
+        Value b = bin_readline(vm, f, -1);
+        if (AS_BYTES(b)->len == 0) return false;
+        *out = b;
+        return true;
+    }
     Str *s = readline_file(vm, f, -1);
     if (s->len == 0) return false;
     *out = STR_VAL(s);
@@ -758,6 +859,11 @@ static const char *file_encoding(const File *f) {
 
 static Value file_repr(VM *vm, Value self) {
     File *f = (File *)AS_OBJ(self);
+    if (f->binary) {
+        const char *kind = f->readable && f->writable ? "BufferedRandom" : f->readable ? "BufferedReader" : "BufferedWriter";
+        Str *n = str_repr(vm, f->name);
+        return STR_VAL(str_printf(vm, "<_io.%s name=%s>", kind, n->chars));
+    }
     if (f->closed) return STR_VAL(str_cstr(vm, "<_io.TextIOWrapper name=<closed>>"));
     Str *n = str_repr(vm, f->name);
     vm_push_root(vm, OBJ_VAL(n));
@@ -774,7 +880,20 @@ static Value file_getattr(VM *vm, Value self, Str *name) {
         if (strcmp(n, "closed") == 0) return BOOL_VAL(f->closed);
         if (strcmp(n, "name") == 0) return STR_VAL(f->name);
         if (strcmp(n, "mode") == 0) return STR_VAL(f->mode);
+        if (f->binary && (strcmp(n, "encoding") == 0 || strcmp(n, "errors") == 0 || strcmp(n, "newlines") == 0 ||
+                          strcmp(n, "line_buffering") == 0))
+            return EMPTY_VAL;
         if (strcmp(n, "encoding") == 0) return STR_VAL(str_cstr(vm, file_encoding(f)));
+        if (strcmp(n, "buffer") == 0 && !f->binary && !f->closed && f->fp) {
+            /* the binary layer: a binary file object over the same stream (so
+            ** text and bytes written through both keep their order) */
+            Str *bm = str_cstr(vm, f->readable && f->writable ? "rb+" : f->readable ? "rb" : "wb");
+            vm_push_root(vm, OBJ_VAL(bm));
+            Value b = file_make(vm, f->fp, f->name, bm, f->readable, f->writable, false);
+            vm_pop_roots(vm, 1);
+            ((File *)AS_OBJ(b))->binary = true;
+            return b;
+        }
         if (strcmp(n, "errors") == 0) return STR_VAL(str_cstr(vm, "strict"));
         if (strcmp(n, "newlines") == 0) return NONE_VAL;
         if (strcmp(n, "line_buffering") == 0) return BOOL_VAL(false);
@@ -901,7 +1020,7 @@ void file_init(VM *vm) {
         {"fileno", m_fileno},     {"isatty", m_isatty},     {"readable", m_readable},
         {"writable", m_writable}, {"seekable", m_seekable}, {"tell", m_tell},
         {"seek", m_seek},         {"truncate", m_truncate}, {"__iter__", m_iter},
-        {"__next__", m_next},
+        {"__next__", m_next},     {"readinto", m_readinto},
     };
     for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
         type_add_method(vm, t, methods[i].name, methods[i].fn);

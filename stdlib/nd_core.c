@@ -826,6 +826,7 @@ NDState *nd_state(VM *vm) {
     }
     nd_scalar_init(vm, st);
     nd_array_type_init(vm, st);
+    nd_buffer_type_init(vm, st);
     return st;
 }
 
@@ -858,6 +859,7 @@ Module *stdlib_numpy(VM *vm) {
     nd_complex_init(vm, st, m);
     nd_random_init(vm, m);
     nd_extra_init(vm, st, m);
+    nd_buffer_funcs_init(vm, m);
     vm_pop_roots(vm, 1);
     return m;
 }

@@ -202,6 +202,8 @@ void nd_reduce_init(VM *vm, NDState *st, Module *m);
 void nd_sort_more_init(VM *vm, Module *m);
 void nd_random_init(VM *vm, Module *np);
 void nd_extra_init(VM *vm, NDState *st, Module *m);
+void nd_buffer_type_init(VM *vm, NDState *st); /* nd_buffer.c: the buffer protocol, tobytes */
+void nd_buffer_funcs_init(VM *vm, Module *m);   /* nd_buffer.c: np.frombuffer */
 /* sum of all elements, numpy's result type (nd_reduce.c) */
 Value nd_sum_all(VM *vm, NDArray *a);
 /* a.squeeze(axis=None) (nd_array.c) */

@@ -10,10 +10,12 @@
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bytes.h"
 #include "stdlib_priv.h"
 
 extern char **environ;
@@ -230,6 +232,24 @@ static Value o_getpid(VM *vm, int argc, Value *argv, Dict *kwargs) {
     (void)kwargs;
     (void)vm;
     return INT_VAL(getpid());
+}
+
+/* os.urandom(n): n bytes from the kernel's generator (getrandom). */
+static Value o_urandom(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    arg_no_kwargs(vm, "urandom", kwargs);
+    if (argc != 1) vm_raise_kind(vm, TypeError, "urandom() takes exactly one argument (%d given)", argc);
+    int64_t n = vm_to_index(vm, argv[0]);
+    if (n < 0) vm_raise_kind(vm, ValueError, "negative argument not allowed");
+    Bytes *b = bytes_alloc(vm, n);
+    for (int64_t got = 0; got < n;) {
+        ssize_t r = getrandom(b->data + got, (size_t)(n - got), 0);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            os_raise_errno(vm, errno, NULL);
+        }
+        got += r;
+    }
+    return OBJ_VAL(b);
 }
 
 static Value o_getppid(VM *vm, int argc, Value *argv, Dict *kwargs) {
@@ -814,6 +834,7 @@ Module *stdlib_os(VM *vm) {
         {"rename", o_rename},   {"replace", o_rename},    {"getpid", o_getpid},   {"getppid", o_getppid},
         {"getuid", o_getuid},   {"cpu_count", o_cpu_count}, {"system", o_system}, {"_exit", o_exit_now},
         {"access", o_access},   {"fspath", o_fspath},     {"stat", o_stat},       {"walk", o_walk},
+        {"urandom", o_urandom},
     };
     for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) module_add_function(vm, m, fns[i].name, fns[i].fn);
     /* environment functions share the environ dict */

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bytes.h"
 #include "stdlib_priv.h"
 
 #include "mt19937.h"
@@ -178,6 +179,10 @@ static void rng_seed(VM *vm, Rng *r, Value a) {
         seed_u64(r, (uint64_t)vm_hash(vm, a));
     } else if (IS_STR(vm, a)) {
         seed_bytes(vm, r, (const unsigned char *)AS_STR(a)->chars, (size_t)AS_STR(a)->len);
+    } else if (IS_BYTES(vm, a) || IS_BYTEARRAY(vm, a)) { /* the same key as the str with these bytes */
+        BufferView bv;
+        buffer_get(vm, a, &bv);
+        seed_bytes(vm, r, bv.buf, (size_t)bv.len);
     } else {
         vm_raise_kind(vm, TypeError, "The only supported seed types are: None,\nint, float, str, bytes, and bytearray.");
     }
@@ -341,6 +346,24 @@ static Value op_getrandbits(VM *vm, Rng *r, int argc, Value *argv, Dict *kwargs)
     uint64_t v = getrandbits_u(r, (int)k);
     if (v > (uint64_t)INT64_MAX) vm_raise_kind(vm, OverflowError, "integer overflow");
     return INT_VAL((int64_t)v);
+}
+
+/* randbytes(n) is CPython's getrandbits(n * 8).to_bytes(n, 'little'):
+** 32-bit words from the least significant up, the last one shifted down
+** to its remaining bytes. */
+static Value op_randbytes(VM *vm, Rng *r, int argc, Value *argv, Dict *kwargs) {
+    kw_none(vm, "randbytes", kwargs);
+    if (argc != 1) vm_raise_kind(vm, TypeError, "randbytes() takes exactly one argument (%d given)", argc);
+    int64_t n = vm_to_index(vm, argv[0]);
+    if (n < 0) vm_raise_kind(vm, ValueError, "number of bits must be non-negative");
+    Bytes *b = bytes_alloc(vm, n);
+    for (int64_t i = 0; i < n; i += 4) {
+        int64_t k = n - i < 4 ? n - i : 4;
+        uint32_t w = mt_next(r);
+        if (k < 4) w >>= 32 - 8 * k;
+        for (int64_t j = 0; j < k; j++) b->data[i + j] = (uint8_t)(w >> (8 * j));
+    }
+    return OBJ_VAL(b);
 }
 
 static Value op_randrange(VM *vm, Rng *r, int argc, Value *argv, Dict *kwargs) {
@@ -773,7 +796,7 @@ static Rng *rng_self(VM *vm, int argc, Value *argv) {
     X(seed) X(random) X(getrandbits) X(randrange) X(randint) X(choice) X(shuffle) X(uniform)         \
     X(triangular) X(gauss) X(normalvariate) X(lognormvariate) X(expovariate) X(paretovariate)        \
     X(weibullvariate) X(gammavariate) X(betavariate) X(vonmisesvariate) X(choices) X(sample)         \
-    X(getstate) X(setstate)
+    X(getstate) X(setstate) X(randbytes)
 
 #define RNG_WRAP(name)                                                                               \
     static Value mod_##name(VM *vm, int argc, Value *argv, Dict *kwargs) {                           \

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ast.h"
+#include "bytes.h"
 #include "cstack.h"
 #include "opcodes.h"
 #include "scope.h"
@@ -952,7 +953,7 @@ static void expr_to(FuncState *fs, AstNode *e, int target)
     case AST_ELLIPSIS: load_const(fs, fs->vm->ellipsis, target); break;
     case AST_BIGINT: bigint_literal_to(fs, e, target); break;
     case AST_IMAG: load_const(fs, complex_value(fs->vm, 0.0, e->u.float_), target); break;
-    case AST_BYTES: error_at(fs, e, "gpy has no bytes type%s", ""); break;
+    case AST_BYTES: load_const(fs, OBJ_VAL(bytes_new(fs->vm, e->u.str.s, (int64_t)e->u.str.len)), target); break;
     case AST_AWAIT:
         if (!in_async(fs)) {
             error_at(fs, e, fs->scope->kind == SCOPE_FUNCTION ? "'await' outside async function%s" : "'await' outside function%s", "");

@@ -21,6 +21,7 @@ typedef struct Function Function;
 typedef struct Generator Generator; /* private to vm/generator.c */
 typedef struct Source Source;
 typedef struct AstNode AstNode;
+typedef struct BufferView BufferView; /* bytes.h: the buffer protocol */
 
 /* Header of every GC object. gc_size is the byte size passed to gc_alloc_obj
 ** (internal buffers are counted separately by gc_malloc/gc_realloc). */
@@ -110,6 +111,8 @@ struct Type {
     void (*finalize)(VM *vm, Obj *self);
     Tuple *mro;   /* heap classes: the C3 method resolution order (self first); NULL: the base chain */
     Tuple *bases; /* heap classes: the bases as written; NULL: (base,) */
+    /* buffer protocol (bytes.h): fills *view; NULL = no buffer */
+    void (*getbuffer)(VM *vm, Value self, BufferView *view);
 };
 
 /* ---- strings: immutable UTF-8; hash computed at creation ---- */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "str_private.h"
 #include "unicode.h"
 #include "vm.h"
@@ -768,6 +769,16 @@ static Value str_new_slot(VM *vm, Type *cls, int argc, Value *argv, Dict *kwargs
     if (!IS_EMPTY(enc) || !IS_EMPTY(err)) {
         if (IS_EMPTY(obj))
             return STR_VAL(make_str(vm, "", 0, 0));
+        BufferView bv;
+        if (IS_STR(vm, obj)) vm_raise_kind(vm, TypeError, "decoding str is not supported");
+        if (buffer_get(vm, obj, &bv)) { /* str(b, encoding, errors): codecs.c */
+            if ((!IS_EMPTY(enc) && !is_str(vm, enc)) || (!IS_EMPTY(err) && !is_str(vm, err)))
+                vm_raise_kind(vm, TypeError, "str() argument '%s' must be str, not %s",
+                              !IS_EMPTY(enc) && !is_str(vm, enc) ? "encoding" : "errors",
+                              vm_type_name(vm, !IS_EMPTY(enc) && !is_str(vm, enc) ? enc : err));
+            return STR_VAL(codec_decode(vm, bv.buf, bv.len, IS_EMPTY(enc) ? NULL : AS_STR(enc)->chars,
+                                        IS_EMPTY(err) ? NULL : AS_STR(err)->chars));
+        }
         vm_raise_kind(vm, TypeError, "decoding to str: need a bytes-like object, %s found", vm_type_name(vm, obj));
     }
     if (IS_EMPTY(obj))
@@ -1798,10 +1809,7 @@ static Value m_translate(VM *vm, int argc, Value *argv, Dict *kwargs) {
 /* ================================================================ methods: misc */
 
 static Value m_encode(VM *vm, int argc, Value *argv, Dict *kwargs) {
-    (void)argc;
-    (void)argv;
-    (void)kwargs;
-    vm_raise_kind(vm, NotImplementedError, "str.encode() is not supported: gpy has no bytes type");
+    return codec_str_encode_method(vm, argc, argv, kwargs); /* codecs.c */
 }
 
 static Value m_len(VM *vm, int argc, Value *argv, Dict *kwargs) {

@@ -144,6 +144,7 @@ static void init_all(VM *vm, void *ud) {
     coroutine_init(vm);
     error_init(vm);
     module_init(vm);
+    bytes_init(vm);
 
     int argc = vm->config.argc;
     vm->sys_argv = list_new(vm, argc > 0 ? argc : 1);

@@ -291,6 +291,8 @@ struct VM {
     int32_t nfinalize, finalize_cap;
     bool finalizing; /* gen_run_finalizers is running */
     bool generators_made; /* a generator was ever created: collections look for abandoned ones */
+    /* bytes.c / memoryview.c (declared in bytes.h) */
+    Type *t_bytes, *t_bytearray, *t_memoryview, *t_bytes_iter;
 };
 
 /* ================= vm.c: creating and destroying a VM ================= */
@@ -676,5 +678,6 @@ void slice_init(VM *vm);
 void number_init(VM *vm); /* int, float, bool, NoneType, NotImplemented, ellipsis */
 void error_init(VM *vm);  /* exception hierarchy */
 void module_init(VM *vm);
+void bytes_init(VM *vm); /* bytes.c: bytes, bytearray, memoryview */
 
 #endif
