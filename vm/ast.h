@@ -74,6 +74,18 @@ typedef enum AstKind {
     AST_KEYWORD,     /* u.keyword: name NULL means **value */
     AST_COMPREHENSION, /* u.compfor: for target in iter if ... */
     AST_WITHITEM,    /* u.withitem */
+
+    /* match statements (3.10+): the statement, its cases, then the patterns */
+    AST_MATCH,           /* u.match: match subject: cases (AST_MATCH_CASE) */
+    AST_MATCH_CASE,      /* u.match_case: case pattern [if guard]: body */
+    AST_MATCH_VALUE,     /* u.pat_value: a literal, -1, 1+2j, or a dotted name; compared with == */
+    AST_MATCH_SINGLETON, /* u.pat_value: None, True or False; compared with is */
+    AST_MATCH_SEQUENCE,  /* u.pat_seq: [p, *rest, q] or (p, q) */
+    AST_MATCH_MAPPING,   /* u.pat_map: {key: p, **rest} */
+    AST_MATCH_CLASS,     /* u.pat_class: cls(p, attr=q) */
+    AST_MATCH_STAR,      /* u.pat_as: *name in a sequence pattern (name NULL for *_) */
+    AST_MATCH_AS,        /* u.pat_as: pattern as name; pattern NULL: a capture, or the wildcard _ (name NULL) */
+    AST_MATCH_OR,        /* u.pat_seq: p | q | ... */
     AST__COUNT
 } AstKind;
 
@@ -159,6 +171,19 @@ struct AstNode {
         struct { const char *name; AstNode *value; } keyword;
         struct { AstNode *target, *iter; AstList ifs; } compfor;
         struct { AstNode *context, *vars; } withitem;
+
+        struct { AstNode *subject; AstList cases; } match;
+        struct { AstNode *pattern, *guard; AstList body; } match_case;
+        struct { AstNode *value; } pat_value;
+        struct { AstList patterns; } pat_seq;
+        struct { AstList keys, patterns; const char *rest; /* NULL if none */ } pat_map;
+        struct {
+            AstNode *cls;           /* AST_NAME or AST_ATTRIBUTE */
+            AstList patterns;       /* positional */
+            const char **kwd_attrs; /* kwd_patterns.len names */
+            AstList kwd_patterns;
+        } pat_class;
+        struct { AstNode *pattern; const char *name; } pat_as;
     } u;
 };
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ast.h"
+#include "compile_match.h"
 #include "cstack.h"
 #include "opcodes.h"
 #include "scope.h"
@@ -1709,6 +1710,7 @@ static void compile_stmt(FuncState *fs, AstNode *s)
         break;
     case AST_GLOBAL: case AST_NONLOCAL: break;
     case AST_IMPORT: case AST_IMPORTFROM: compile_import(fs, s); break;
+    case AST_MATCH: comp_match(fs, s); break;
     default: error_at(fs, s, "unsupported statement (%s)", ast_kind_name(s->kind)); break;
     }
     fs->freereg = save;
@@ -1760,6 +1762,10 @@ static void scan_deletes(FuncState *fs, AstNode *n)
     case AST_WHILE: scan_list(fs, &n->u.while_.body); scan_list(fs, &n->u.while_.orelse); break;
     case AST_FOR: scan_list(fs, &n->u.for_.body); scan_list(fs, &n->u.for_.orelse); break;
     case AST_WITH: scan_list(fs, &n->u.with.body); break;
+    case AST_MATCH:
+        for (int i = 0; i < n->u.match.cases.len; i++)
+            scan_list(fs, &n->u.match.cases.items[i]->u.match_case.body);
+        break;
     case AST_TRY:
         scan_list(fs, &n->u.try_.body);
         scan_list(fs, &n->u.try_.orelse);
@@ -2044,6 +2050,31 @@ static Proto *compile_function(FuncState *parent, Scope *scope, AstNode *node, c
     Proto *p = *fs.failed ? NULL : finish_proto(&fs, scope, node, nm, flags, parent);
     fs_release(&fs);
     return p;
+}
+
+/* ------------------------------------------------------------------ services for compile_match.c */
+
+VM *comp_vm(FuncState *fs) { return fs->vm; }
+bool comp_failed(FuncState *fs) { return *fs->failed; }
+void comp_error(FuncState *fs, AstNode *at, const char *fmt, const char *arg) { error_at(fs, at, fmt, arg); }
+void comp_set_pos(FuncState *fs, AstNode *at) { fs->line = at->line, fs->col = at->col; }
+int comp_emit_abc(FuncState *fs, Opcode op, int a, int b, int c) { return emit_abc(fs, op, a, b, c); }
+int comp_emit_x(FuncState *fs, Opcode op, int a, int b, int c, uint32_t ext) { return emit_x(fs, op, a, b, c, ext); }
+int comp_emit_jump(FuncState *fs, Opcode op, int a) { return emit_jump(fs, op, a); }
+void comp_patch_here(FuncState *fs, int pc) { patch_here(fs, pc); }
+int comp_alloc_regs(FuncState *fs, int n) { return alloc_regs(fs, n); }
+int comp_freereg(FuncState *fs) { return fs->freereg; }
+void comp_set_freereg(FuncState *fs, int r) { fs->freereg = r; }
+void comp_load_const(FuncState *fs, Value v, int target) { load_const(fs, v, target); }
+void comp_expr_to(FuncState *fs, AstNode *e, int target) { expr_to(fs, e, target); }
+void comp_store_name(FuncState *fs, const char *name, int src) { store_name(fs, name, src); }
+void comp_nest(FuncState *fs, int delta) { fs->depth += delta; }
+
+void comp_nested_stmts(FuncState *fs, AstList *body)
+{
+    fs->depth++;
+    compile_stmts(fs, body);
+    fs->depth--;
 }
 
 Proto *comp_module(VM *vm, Source *src, AstNode *module, ParseMode mode, SyntaxErr *err)

@@ -119,7 +119,13 @@
     X(SAFEPOINT, ABC)      /* GC safepoint (emitted at loop back edges if the interpreter does not do it in JMP) */ \
     X(LOAD_WIDE, ABx)      /* R[A] = R[Bx], a local past the 8-bit window (see REG_LOCALS); UnboundLocalError naming varnames[Bx - WIDE_SHIFT] if EMPTY */ \
     X(STORE_WIDE, ABx)     /* R[Bx] = R[A] */                                      \
-    X(DEL_WIDE, ABx)       /* like DEL_LOCAL for R[Bx] */
+    X(DEL_WIDE, ABx)       /* like DEL_LOCAL for R[Bx] */ \
+    X(MATCH_SEQ, ABCX)     /* R[A] = R[B] is a sequence (not str/bytes/bytearray) with len == EXT & 0x7fffffff, or >= it if EXT bit 31 is set (a star) */ \
+    X(MATCH_STAR, ABCX)    /* R[A] = list(R[B][EXT & 0xffff : len - (EXT >> 16)]) (a sequence pattern's *name) */ \
+    X(MATCH_MAP, ABCX)     /* R[A] = R[B] is a mapping with len >= EXT */ \
+    X(MATCH_KEYS, ABC)     /* R[A] = R[B] has every key of tuple R[C]; if so R[A+1] = tuple of their values (ValueError on a repeated key) */ \
+    X(MATCH_REST, ABC)     /* R[A] = dict(R[B]) without the keys of tuple R[C] (a mapping pattern's **rest) */ \
+    X(MATCH_CLASS, ABC)    /* class pattern: class R[A], keyword names R[A+1] (tuple or None), C positional, subject R[B]: R[A] = matched; if so R[A+1] = tuple of the attributes */
 
 typedef enum Opcode {
 #define OP_ENUM(name, mode) OP_##name,

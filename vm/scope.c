@@ -516,6 +516,46 @@ static void visit_decl(Walker *w, AstNode *s, bool nonlocal)
     }
 }
 
+/* A match pattern: captures bind names, values and classes are evaluated. */
+static void visit_pattern(Walker *w, AstNode *p)
+{
+    if (!p || w->failed)
+        return;
+    if (c_stack_exhausted()) {
+        werror(w, p, "maximum recursion depth exceeded during compilation");
+        w->err->recursion = true;
+        return;
+    }
+    switch (p->kind) {
+    case AST_MATCH_VALUE: case AST_MATCH_SINGLETON: visit_expr(w, p->u.pat_value.value); break;
+    case AST_MATCH_SEQUENCE: case AST_MATCH_OR:
+        for (int i = 0; i < p->u.pat_seq.patterns.len; i++)
+            visit_pattern(w, p->u.pat_seq.patterns.items[i]);
+        break;
+    case AST_MATCH_MAPPING:
+        for (int i = 0; i < p->u.pat_map.keys.len; i++) {
+            visit_expr(w, p->u.pat_map.keys.items[i]);
+            visit_pattern(w, p->u.pat_map.patterns.items[i]);
+        }
+        if (p->u.pat_map.rest)
+            add_def(w, w->cur, p->u.pat_map.rest, DEF_ASSIGNED, p);
+        break;
+    case AST_MATCH_CLASS:
+        visit_expr(w, p->u.pat_class.cls);
+        for (int i = 0; i < p->u.pat_class.patterns.len; i++)
+            visit_pattern(w, p->u.pat_class.patterns.items[i]);
+        for (int i = 0; i < p->u.pat_class.kwd_patterns.len; i++)
+            visit_pattern(w, p->u.pat_class.kwd_patterns.items[i]);
+        break;
+    case AST_MATCH_STAR: case AST_MATCH_AS:
+        visit_pattern(w, p->u.pat_as.pattern);
+        if (p->u.pat_as.name)
+            add_def(w, w->cur, p->u.pat_as.name, DEF_ASSIGNED, p);
+        break;
+    default: break;
+    }
+}
+
 /* The name an import binds: "a.b.c" binds "a" unless renamed. */
 static const char *import_binding(Walker *w, AstNode *alias, bool from)
 {
@@ -647,6 +687,15 @@ static void visit_stmt(Walker *w, AstNode *s)
         break;
     case AST_NONLOCAL:
         visit_decl(w, s, true);
+        break;
+    case AST_MATCH:
+        visit_expr(w, s->u.match.subject);
+        for (int i = 0; i < s->u.match.cases.len; i++) {
+            AstNode *c = s->u.match.cases.items[i];
+            visit_pattern(w, c->u.match_case.pattern);
+            visit_expr(w, c->u.match_case.guard);
+            visit_stmts(w, &c->u.match_case.body);
+        }
         break;
     case AST_IMPORT:
         for (int i = 0; i < s->u.import.names.len; i++) {
