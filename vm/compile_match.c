@@ -30,6 +30,7 @@ typedef struct PatCtx {
     int *fails;
     int nfails, capfails;
     bool allow_irrefutable;
+    AstNode *last; /* the pattern compiled last: where CPython reports binding errors */
 } PatCtx;
 
 static void compile_pattern(PatCtx *pc, AstNode *p, int subj);
@@ -76,9 +77,12 @@ static void add_slot(PatCtx *pc, const char *name, int *cap)
 static void collect_slots(PatCtx *pc, AstNode *p, int *cap)
 {
     switch (p->kind) {
-    case AST_MATCH_SEQUENCE: case AST_MATCH_OR:
+    case AST_MATCH_SEQUENCE:
         for (int i = 0; i < p->u.pat_seq.patterns.len; i++)
             collect_slots(pc, p->u.pat_seq.patterns.items[i], cap);
+        break;
+    case AST_MATCH_OR: /* every alternative must bind the first one's names (else a compile error) */
+        collect_slots(pc, p->u.pat_seq.patterns.items[0], cap);
         break;
     case AST_MATCH_MAPPING:
         for (int i = 0; i < p->u.pat_map.patterns.len; i++)
@@ -105,7 +109,7 @@ static int slot_reg(PatCtx *pc, const char *name)
     for (int i = 0; i < pc->nslots; i++)
         if (strcmp(pc->slot_names[i], name) == 0)
             return pc->slot_regs[i];
-    return 0; /* not reached: every capture was collected */
+    return -1; /* bound by a later OR alternative only: an error is reported */
 }
 
 /* Records the binding of name (CPython's duplicate check) and copies the
@@ -113,13 +117,13 @@ static int slot_reg(PatCtx *pc, const char *name)
 static void capture(PatCtx *pc, AstNode *at, const char *name, int src)
 {
     if (has_name(pc->stores, pc->nstores, name)) {
-        comp_error(pc->fs, at, "multiple assignments to name '%s' in pattern", name);
+        comp_error(pc->fs, pc->last ? pc->last : at, "multiple assignments to name '%s' in pattern", name);
         return;
     }
     pc->stores = grow(pc->fs, pc->stores, &pc->capstores, pc->nstores + 1, sizeof(char *));
     pc->stores[pc->nstores++] = name;
     int r = slot_reg(pc, name);
-    if (r != src)
+    if (r >= 0 && r != src)
         comp_emit_abc(pc->fs, OP_MOVE, r, src, 0);
 }
 
@@ -142,18 +146,17 @@ static void compile_subpattern(PatCtx *pc, AstNode *p, int subj)
     pc->allow_irrefutable = allow;
 }
 
-/* Matches item i of the tuple or sequence in register from against p. */
-static void match_item(PatCtx *pc, AstNode *p, int from, int64_t i)
+/* Matches item i of the tuple or sequence in register from against p,
+** fetching it into register item (a free temporary: nested patterns then
+** cost one register per level). */
+static void match_item(PatCtx *pc, AstNode *p, int from, int64_t i, int item)
 {
     if (is_wildcard(p))
         return;
     FuncState *fs = pc->fs;
-    int save = comp_freereg(fs);
-    int item = comp_alloc_regs(fs, 2);
-    comp_load_const(fs, INT_VAL(i), item + 1);
-    comp_emit_abc(fs, OP_GETITEM, item, from, item + 1);
+    comp_load_const(fs, INT_VAL(i), item);
+    comp_emit_abc(fs, OP_GETITEM, item, from, item);
     compile_subpattern(pc, p, item);
-    comp_set_freereg(fs, save);
 }
 
 static void compile_value(PatCtx *pc, AstNode *p, int subj)
@@ -195,6 +198,7 @@ static void compile_sequence(PatCtx *pc, AstNode *p, int subj)
     for (int i = 0; i < ps->len; i++) {
         AstNode *sp = ps->items[i];
         if (i == star) {
+            pc->last = sp;
             if (sp->u.pat_as.name) {
                 uint32_t after = (uint32_t)(ps->len - 1 - star);
                 comp_emit_x(fs, OP_MATCH_STAR, r, subj, 0, (uint32_t)star | after << 16);
@@ -203,7 +207,7 @@ static void compile_sequence(PatCtx *pc, AstNode *p, int subj)
             continue;
         }
         /* items after a star are counted from the end */
-        match_item(pc, sp, subj, star >= 0 && i > star ? (int64_t)(i - ps->len) : i);
+        match_item(pc, sp, subj, star >= 0 && i > star ? (int64_t)(i - ps->len) : i, r);
     }
 }
 
@@ -240,7 +244,7 @@ static void compile_mapping(PatCtx *pc, AstNode *p, int subj)
     for (int i = 0; i < n; i++) {
         AstNode *k = keys->items[i];
         if (k->kind == AST_FSTRING) {
-            comp_error(fs, k, "mapping pattern keys may only match literals and attribute lookups%s", "");
+            comp_error(fs, p, "mapping pattern keys may only match literals and attribute lookups%s", "");
             return;
         }
         for (int j = 0; j < i; j++)
@@ -251,34 +255,33 @@ static void compile_mapping(PatCtx *pc, AstNode *p, int subj)
                 return;
             }
     }
-    int save = comp_freereg(fs);
-    int r = comp_alloc_regs(fs, 3); /* r: test, r+1: values, r+2: keys */
+    int r = comp_alloc_regs(fs, 3); /* r: test and items, r+1: values, r+2: keys */
     comp_emit_x(fs, OP_MATCH_MAP, r, subj, 0, (uint32_t)n);
     fail_unless(pc, r);
-    if (n == 0 && !p->u.pat_map.rest) {
-        comp_set_freereg(fs, save);
+    if (n == 0 && !p->u.pat_map.rest)
         return;
-    }
     /* the keys as a tuple, built by appending: there may be any number */
     comp_emit_abc(fs, OP_BUILD_LIST, r + 2, 0, 0);
-    int k = comp_alloc_regs(fs, 1);
     for (int i = 0; i < n; i++) {
-        comp_expr_to(fs, keys->items[i], k);
-        comp_emit_abc(fs, OP_LIST_APPEND, r + 2, k, 0);
+        comp_expr_to(fs, keys->items[i], r);
+        comp_emit_abc(fs, OP_LIST_APPEND, r + 2, r, 0);
     }
     comp_emit_abc(fs, OP_LIST_TO_TUPLE, r + 2, r + 2, 0);
     comp_set_pos(fs, p);
     if (n > 0) {
         comp_emit_abc(fs, OP_MATCH_KEYS, r, subj, r + 2);
         fail_unless(pc, r);
-        for (int i = 0; i < n; i++)
-            match_item(pc, p->u.pat_map.patterns.items[i], r + 1, i);
     }
-    if (p->u.pat_map.rest) {
-        comp_emit_abc(fs, OP_MATCH_REST, r, subj, r + 2);
-        capture(pc, p, p->u.pat_map.rest, r);
-    }
-    comp_set_freereg(fs, save);
+    /* **rest goes straight to its capture register (bound later, with the
+    ** others), so the keys need no register while sub-patterns nest */
+    int rest = p->u.pat_map.rest ? slot_reg(pc, p->u.pat_map.rest) : -1;
+    if (rest >= 0)
+        comp_emit_abc(fs, OP_MATCH_REST, rest, subj, r + 2);
+    comp_set_freereg(fs, r + 2);
+    for (int i = 0; i < n; i++)
+        match_item(pc, p->u.pat_map.patterns.items[i], r + 1, i, r);
+    if (p->u.pat_map.rest)
+        capture(pc, p, p->u.pat_map.rest, rest >= 0 ? rest : r);
 }
 
 static void compile_class(PatCtx *pc, AstNode *p, int subj)
@@ -297,7 +300,6 @@ static void compile_class(PatCtx *pc, AstNode *p, int subj)
         comp_error(fs, p, "too many positional sub-patterns in class pattern%s", "");
         return;
     }
-    int save = comp_freereg(fs);
     int r = comp_alloc_regs(fs, 2);
     comp_expr_to(fs, p->u.pat_class.cls, r);
     if (nkw > 0) {
@@ -315,9 +317,8 @@ static void compile_class(PatCtx *pc, AstNode *p, int subj)
     fail_unless(pc, r);
     for (int i = 0; i < npos + nkw; i++) {
         AstNode *sp = i < npos ? p->u.pat_class.patterns.items[i] : p->u.pat_class.kwd_patterns.items[i - npos];
-        match_item(pc, sp, r + 1, i);
+        match_item(pc, sp, r + 1, i, r);
     }
-    comp_set_freereg(fs, save);
 }
 
 static void compile_or(PatCtx *pc, AstNode *p, int subj)
@@ -351,7 +352,7 @@ static void compile_or(PatCtx *pc, AstNode *p, int subj)
             for (int j = 0; j < pc->nstores && same; j++)
                 same = has_name(control, ncontrol, pc->stores[j]);
             if (!same)
-                comp_error(fs, alt, "alternative patterns bind different names%s", "");
+                comp_error(fs, pc->last, "alternative patterns bind different names%s", "");
         }
         if (!last) {
             ends = grow(fs, ends, &capends, nends + 1, sizeof(int));
@@ -383,7 +384,7 @@ static void compile_or(PatCtx *pc, AstNode *p, int subj)
     }
     for (int i = 0; i < ncontrol && !comp_failed(fs); i++) {
         if (has_name(pc->stores, pc->nstores, control[i])) {
-            comp_error(fs, p, "multiple assignments to name '%s' in pattern", control[i]);
+            comp_error(fs, pc->last, "multiple assignments to name '%s' in pattern", control[i]);
             break;
         }
         pc->stores = grow(fs, pc->stores, &pc->capstores, pc->nstores + 1, sizeof(char *));
@@ -399,6 +400,8 @@ static void compile_pattern(PatCtx *pc, AstNode *p, int subj)
     if (comp_failed(fs))
         return;
     comp_set_pos(fs, p);
+    pc->last = p;
+    int save = comp_freereg(fs);
     switch (p->kind) {
     case AST_MATCH_VALUE: case AST_MATCH_SINGLETON: compile_value(pc, p, subj); break;
     case AST_MATCH_SEQUENCE: compile_sequence(pc, p, subj); break;
@@ -424,6 +427,7 @@ static void compile_pattern(PatCtx *pc, AstNode *p, int subj)
         comp_error(fs, p, "invalid pattern%s", "");
         break;
     }
+    comp_set_freereg(fs, save);
 }
 
 /* -------------------------------------------------------------- statement */
