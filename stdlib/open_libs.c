@@ -16,6 +16,7 @@ void stdlib_open_libs(VM *vm) {
     module_register_native(vm, "sys", stdlib_sys);
     module_register_native(vm, "os", stdlib_os);
     module_register_native(vm, "random", stdlib_random);
+    module_register_native(vm, "__future__", stdlib_future);
     cuda_register_modules(vm);
     vm->sys_module = stdlib_sys(vm);
     dict_set_cstr(vm, vm->modules, "sys", OBJ_VAL(vm->sys_module));

@@ -135,7 +135,7 @@ struct AstNode {
         struct { AstNode *value; } yield;
         struct { AstNode *target, *value; } named;
 
-        struct { AstList body; } module;
+        struct { AstList body; int future_flags; /* FUTURE_* of future.h, set by the compiler */ } module;
         struct { AstNode *value; } expr;
         struct { AstList targets; AstNode *value; } assign;
         struct { AstNode *target; BinOp op; AstNode *value; } augassign;

@@ -14,6 +14,7 @@
 #include "ast.h"
 #include "compile_match.h"
 #include "cstack.h"
+#include "future.h"
 #include "opcodes.h"
 #include "scope.h"
 #include "vm.h"
@@ -2080,6 +2081,11 @@ void comp_nested_stmts(FuncState *fs, AstList *body)
 Proto *comp_module(VM *vm, Source *src, AstNode *module, ParseMode mode, SyntaxErr *err)
 {
     memset(err, 0, sizeof *err);
+    int future = future_features(module, err);
+    if (future < 0)
+        return NULL;
+    if (module->kind == AST_MODULE)
+        module->u.module.future_flags = future;
     Scope *root = scope_build(vm, module, err);
     if (!root)
         return NULL;
