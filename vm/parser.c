@@ -3044,12 +3044,11 @@ static AstNode *match_subject(Parser *p) {
     return bare_tuple_from(p, m, st);
 }
 
-/* "match" subject ':' NEWLINE — decides that a line is a match statement. */
+/* "match" subject ':' — a match statement when NEWLINE follows. */
 static AstNode *spec_match_head(Parser *p) {
     advance(p);
     AstNode *s = match_subject(p);
     expect(p, TK_COLON);
-    expect(p, TK_NEWLINE);
     return s;
 }
 
@@ -3103,14 +3102,19 @@ static AstNode *parse_match(Parser *p) {
 ** parses as one (CPython tries match_stmt before simple statements), else
 ** ordinary statements ("match = 3", "match(x)"). */
 static void parse_match_or_simple(Parser *p) {
-    int start = p->pos;
+    int start = p->pos, far = -1;
     if (try_parse(p, spec_match_head, false)) {
+        bool newline = kind(p) == TK_NEWLINE;
+        far = p->pos; /* CPython's generic error then points past the ':' */
         p->pos = start;
-        spush(p, parse_match(p));
-        return;
+        if (newline) {
+            spush(p, parse_match(p));
+            return;
+        }
     }
     if (try_parse(p, spec_simple_stmts, false)) return;
     if (!p->no_invalid && try_parse(p, spec_match_no_colon, false)) RAISE_TOK(p, peek(p), "expected ':'");
+    if (far > p->far && p->jb == p->top_jb) p->far = far;
     parse_simple_stmts(p);
 }
 
