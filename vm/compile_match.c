@@ -329,7 +329,8 @@ static void compile_or(PatCtx *pc, AstNode *p, int subj)
     /* the names bound before the alternatives, and those the first binds */
     int outer = pc->nstores;
     const char **outer_names = comp_xrealloc(comp_vm(fs), NULL, (size_t)(outer + 1) * sizeof(char *));
-    memcpy(outer_names, pc->stores, (size_t)outer * sizeof(char *));
+    if (outer > 0)
+        memcpy(outer_names, pc->stores, (size_t)outer * sizeof(char *));
     const char **control = NULL;
     int ncontrol = 0;
     int *outer_fails = pc->fails;
@@ -346,7 +347,8 @@ static void compile_or(PatCtx *pc, AstNode *p, int subj)
         if (i == 0) {
             ncontrol = pc->nstores;
             control = comp_xrealloc(comp_vm(fs), NULL, (size_t)(ncontrol + 1) * sizeof(char *));
-            memcpy(control, pc->stores, (size_t)ncontrol * sizeof(char *));
+            if (ncontrol > 0)
+                memcpy(control, pc->stores, (size_t)ncontrol * sizeof(char *));
         } else {
             bool same = pc->nstores == ncontrol;
             for (int j = 0; j < pc->nstores && same; j++)
