@@ -1074,6 +1074,21 @@ static Value b_format(VM *vm, int argc, Value *argv, Dict *kwargs) {
 /* exec / eval                                                         */
 /* ------------------------------------------------------------------ */
 
+static Proto *compile_string(VM *vm, Str *text, bool is_eval) {
+    const char *p = text->chars;
+    size_t len = (size_t)text->len;
+    if (is_eval)
+        while (len > 0 && (*p == ' ' || *p == '\t')) {
+            p++;
+            len--;
+        }
+    Source *s = source_new(vm, str_cstr(vm, "<string>"), p, len);
+    vm_push_root(vm, OBJ_VAL(s));
+    Proto *proto = vm_compile_source(vm, s, is_eval ? PARSE_EVAL : PARSE_FILE);
+    vm_pop_roots(vm, 1);
+    return proto;
+}
+
 static Value run_string(VM *vm, int argc, Value *argv, Dict *kwargs, bool is_eval) {
     const char *name = is_eval ? "eval" : "exec";
     Value g = kw_take(vm, kwargs, "globals");
@@ -1084,8 +1099,11 @@ static Value run_string(VM *vm, int argc, Value *argv, Dict *kwargs, bool is_eva
     if (argc > 1) g = argv[1];
     if (argc > 2) l = argv[2];
     Value src = argv[0];
-    if (!IS_STR(vm, src))
+    bool is_code = IS_OBJ(src) && AS_OBJ(src)->type == vm->t_code; /* from compile() */
+    if (!IS_STR(vm, src) && !is_code)
         vm_raise_kind(vm, TypeError, "%s() arg 1 must be a string, bytes or code object", name);
+    if (is_code && ((Proto *)AS_OBJ(src))->nfree > 0)
+        vm_raise_kind(vm, TypeError, "code object requires a closure of exactly length %d", (int)((Proto *)AS_OBJ(src))->nfree);
     if (!IS_EMPTY(g) && !IS_NONE(g) && !IS_DICT(vm, g))
         vm_raise_kind(vm, TypeError, is_eval ? "globals must be a real dict; try eval(expr, {}, mapping)"
                                              : "exec() globals must be a dict, not %s",
@@ -1121,17 +1139,7 @@ static Value run_string(VM *vm, int argc, Value *argv, Dict *kwargs, bool is_eva
         Value k, v;
         while (dict_next(locals, &pos, &k, &v)) dict_set(vm, run, k, v);
     }
-    Str *text = AS_STR(src);
-    const char *p = text->chars;
-    size_t len = (size_t)text->len;
-    if (is_eval)
-        while (len > 0 && (*p == ' ' || *p == '\t')) {
-            p++;
-            len--;
-        }
-    Source *s = source_new(vm, str_cstr(vm, "<string>"), p, len);
-    vm_push_root(vm, OBJ_VAL(s));
-    Proto *proto = vm_compile_source(vm, s, is_eval ? PARSE_EVAL : PARSE_FILE);
+    Proto *proto = is_code ? (Proto *)AS_OBJ(src) : compile_string(vm, AS_STR(src), is_eval);
     vm_push_root(vm, OBJ_VAL(proto));
     Value r = vm_exec_proto(vm, proto, run);
     if (locals && !is_eval) {
@@ -1199,6 +1207,7 @@ void builtins_init(VM *vm) {
         {"hasattr", b_hasattr},   {"delattr", b_delattr},     {"globals", b_globals},
         {"locals", b_locals},     {"vars", b_vars},           {"dir", b_dir},
         {"format", b_format},     {"eval", b_eval},           {"exec", b_exec},
+        {"compile", builtin_compile},
         {"exit", b_exit},         {"quit", b_exit},           {"__import__", b_import},
     };
     for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) def(vm, fns[i].name, fns[i].fn);

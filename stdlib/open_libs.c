@@ -17,6 +17,7 @@ void stdlib_open_libs(VM *vm) {
     module_register_native(vm, "os", stdlib_os);
     module_register_native(vm, "random", stdlib_random);
     module_register_native(vm, "asyncio", stdlib_asyncio);
+    module_register_native(vm, "__future__", stdlib_future);
     cuda_register_modules(vm);
     module_register_native(vm, "cmath", stdlib_cmath);
     warnings_register(vm);

@@ -18,6 +18,7 @@ Module *stdlib_sys(VM *vm);       /* stdlib/sys.c */
 Module *stdlib_os(VM *vm);        /* stdlib/os.c */
 Module *stdlib_random(VM *vm);    /* stdlib/random.c */
 Module *stdlib_asyncio(VM *vm);   /* stdlib/asyncio.c */
+Module *stdlib_future(VM *vm);    /* stdlib/future_module.c: __future__ */
 /* stdlib/cuda.c: registers cuda, numba, numba.cuda, numba.core(.errors) */
 void cuda_register_modules(VM *vm);
 /* stdlib/warnings.c: registers the warnings module */
@@ -59,6 +60,9 @@ void file_write_bytes(VM *vm, Value file, const char *s, size_t len);
 /* The current sys.stdout / sys.stdin / sys.stderr (the sys module's
 ** attribute when it exists, so that assignments to sys.stdout are honoured). */
 Value file_sys_stream(VM *vm, const char *name);
+
+/* ---- stdlib/compile.c: the compile() builtin ---- */
+Value builtin_compile(VM *vm, int argc, Value *argv, Dict *kwargs);
 
 /* ---- stdlib/structseq.c: named tuples of the C modules ---- */
 /* A struct sequence (like time.struct_time): nfields named values, the

@@ -28,6 +28,10 @@ static const char *const kind_names[AST__COUNT] = {
     [AST_GLOBAL] = "Global", [AST_NONLOCAL] = "Nonlocal", [AST_IMPORT] = "Import",
     [AST_IMPORTFROM] = "ImportFrom", [AST_ALIAS] = "alias", [AST_KEYWORD] = "keyword",
     [AST_COMPREHENSION] = "comprehension", [AST_WITHITEM] = "withitem",
+    [AST_MATCH] = "Match", [AST_MATCH_CASE] = "match_case", [AST_MATCH_VALUE] = "MatchValue",
+    [AST_MATCH_SINGLETON] = "MatchSingleton", [AST_MATCH_SEQUENCE] = "MatchSequence",
+    [AST_MATCH_MAPPING] = "MatchMapping", [AST_MATCH_CLASS] = "MatchClass", [AST_MATCH_STAR] = "MatchStar",
+    [AST_MATCH_AS] = "MatchAs", [AST_MATCH_OR] = "MatchOr",
 };
 
 const char *ast_kind_name(AstKind k) {
@@ -208,6 +212,27 @@ void ast_visit_children(AstNode *n, void (*fn)(AstNode *child, void *ud), void *
         visit(n->u.withitem.context, fn, ud);
         visit(n->u.withitem.vars, fn, ud);
         return;
+    case AST_MATCH:
+        visit(n->u.match.subject, fn, ud);
+        visit_list(&n->u.match.cases, fn, ud);
+        return;
+    case AST_MATCH_CASE:
+        visit(n->u.match_case.pattern, fn, ud);
+        visit(n->u.match_case.guard, fn, ud);
+        visit_list(&n->u.match_case.body, fn, ud);
+        return;
+    case AST_MATCH_VALUE: case AST_MATCH_SINGLETON: visit(n->u.pat_value.value, fn, ud); return;
+    case AST_MATCH_SEQUENCE: case AST_MATCH_OR: visit_list(&n->u.pat_seq.patterns, fn, ud); return;
+    case AST_MATCH_MAPPING:
+        visit_list(&n->u.pat_map.keys, fn, ud);
+        visit_list(&n->u.pat_map.patterns, fn, ud);
+        return;
+    case AST_MATCH_CLASS:
+        visit(n->u.pat_class.cls, fn, ud);
+        visit_list(&n->u.pat_class.patterns, fn, ud);
+        visit_list(&n->u.pat_class.kwd_patterns, fn, ud);
+        return;
+    case AST_MATCH_STAR: case AST_MATCH_AS: visit(n->u.pat_as.pattern, fn, ud); return;
     case AST__COUNT:
         return;
     }
@@ -466,6 +491,36 @@ static void dump(AstNode *n, FILE *out, int d) {
     case AST_WITHITEM:
         dump_child(NULL, n->u.withitem.context, out, c);
         dump_child("as", n->u.withitem.vars, out, c);
+        break;
+    case AST_MATCH:
+        dump_child("subject", n->u.match.subject, out, c);
+        dump_list("cases", &n->u.match.cases, out, c);
+        break;
+    case AST_MATCH_CASE:
+        dump_child("pattern", n->u.match_case.pattern, out, c);
+        dump_child("guard", n->u.match_case.guard, out, c);
+        dump_list("body", &n->u.match_case.body, out, c);
+        break;
+    case AST_MATCH_VALUE: case AST_MATCH_SINGLETON: dump_child(NULL, n->u.pat_value.value, out, c); break;
+    case AST_MATCH_SEQUENCE: case AST_MATCH_OR:
+        for (int i = 0; i < n->u.pat_seq.patterns.len; i++) dump_child(NULL, n->u.pat_seq.patterns.items[i], out, c);
+        break;
+    case AST_MATCH_MAPPING:
+        if (n->u.pat_map.rest) fprintf(out, " **%s", n->u.pat_map.rest);
+        for (int i = 0; i < n->u.pat_map.keys.len; i++) {
+            dump_child("key", n->u.pat_map.keys.items[i], out, c);
+            dump_child("value", n->u.pat_map.patterns.items[i], out, c);
+        }
+        break;
+    case AST_MATCH_CLASS:
+        dump_child("cls", n->u.pat_class.cls, out, c);
+        dump_list("patterns", &n->u.pat_class.patterns, out, c);
+        for (int i = 0; i < n->u.pat_class.kwd_patterns.len; i++)
+            dump_child(n->u.pat_class.kwd_attrs[i], n->u.pat_class.kwd_patterns.items[i], out, c);
+        break;
+    case AST_MATCH_STAR: case AST_MATCH_AS:
+        if (n->u.pat_as.name) fprintf(out, " %s", n->u.pat_as.name);
+        dump_child(NULL, n->u.pat_as.pattern, out, c);
         break;
     case AST__COUNT:
         break;

@@ -75,6 +75,18 @@ typedef enum AstKind {
     AST_COMPREHENSION, /* u.compfor: for target in iter if ... */
     AST_WITHITEM,    /* u.withitem */
     AST_BIGINT,      /* u.str: raw text of an int literal that does not fit in int64 */
+
+    /* match statements (3.10+): the statement, its cases, then the patterns */
+    AST_MATCH,           /* u.match: match subject: cases (AST_MATCH_CASE) */
+    AST_MATCH_CASE,      /* u.match_case: case pattern [if guard]: body */
+    AST_MATCH_VALUE,     /* u.pat_value: a literal, -1, 1+2j, or a dotted name; compared with == */
+    AST_MATCH_SINGLETON, /* u.pat_value: None, True or False; compared with is */
+    AST_MATCH_SEQUENCE,  /* u.pat_seq: [p, *rest, q] or (p, q) */
+    AST_MATCH_MAPPING,   /* u.pat_map: {key: p, **rest} */
+    AST_MATCH_CLASS,     /* u.pat_class: cls(p, attr=q) */
+    AST_MATCH_STAR,      /* u.pat_as: *name in a sequence pattern (name NULL for *_) */
+    AST_MATCH_AS,        /* u.pat_as: pattern as name; pattern NULL: a capture, or the wildcard _ (name NULL) */
+    AST_MATCH_OR,        /* u.pat_seq: p | q | ... */
     AST__COUNT
 } AstKind;
 
@@ -124,7 +136,7 @@ struct AstNode {
         struct { AstNode *value; } yield;
         struct { AstNode *target, *value; } named;
 
-        struct { AstList body; } module;
+        struct { AstList body; int future_flags; /* FUTURE_* of future.h, set by the compiler */ } module;
         struct { AstNode *value; } expr;
         struct { AstList targets; AstNode *value; } assign;
         struct { AstNode *target; BinOp op; AstNode *value; } augassign;
@@ -161,6 +173,19 @@ struct AstNode {
         struct { const char *name; AstNode *value; } keyword;
         struct { AstNode *target, *iter; AstList ifs; bool is_async; } compfor;
         struct { AstNode *context, *vars; } withitem;
+
+        struct { AstNode *subject; AstList cases; } match;
+        struct { AstNode *pattern, *guard; AstList body; } match_case;
+        struct { AstNode *value; } pat_value;
+        struct { AstList patterns; } pat_seq;
+        struct { AstList keys, patterns; const char *rest; /* NULL if none */ } pat_map;
+        struct {
+            AstNode *cls;           /* AST_NAME or AST_ATTRIBUTE */
+            AstList patterns;       /* positional */
+            const char **kwd_attrs; /* kwd_patterns.len names */
+            AstList kwd_patterns;
+        } pat_class;
+        struct { AstNode *pattern; const char *name; } pat_as;
     } u;
 };
 

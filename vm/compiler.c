@@ -13,7 +13,9 @@
 
 #include "ast.h"
 #include "bytes.h"
+#include "compile_match.h"
 #include "cstack.h"
+#include "future.h"
 #include "opcodes.h"
 #include "scope.h"
 #include "vm.h"
@@ -1599,6 +1601,26 @@ static void setup_annotations(FuncState *fs, AstList *body)
     fs->freereg = save;
 }
 
+/* An annotation's value: evaluated, or under `from __future__ import
+** annotations` its source text (PEP 563), as CPython keeps it. */
+static void annotation_to(FuncState *fs, AstNode *a, int r)
+{
+    if (!(fs->src->obj.flags & SOURCE_FUTURE_ANNOTATIONS)) {
+        expr_to(fs, a, r);
+        return;
+    }
+    const char *p = fs->src->text, *end = p + fs->src->len;
+    for (int line = 1; line < a->line && p < end; p++) /* the start of the first line */
+        if (*p == '\n') line++;
+    const char *q = p; /* the start of the last line: end_col counts from there */
+    for (int line = a->line; line < a->end_line && q < end; q++)
+        if (*q == '\n') line++;
+    const char *from = p + a->col - 1, *to = q + a->end_col - 1; /* columns count from 1 */
+    if (from > end) from = end;
+    if (to > end || to < from) to = from;
+    load_const(fs, OBJ_VAL(str_new(fs->vm, from, (size_t)(to - from))), r);
+}
+
 /* `target: annotation` in a class or module body (functions skip it). */
 static void compile_annotation(FuncState *fs, AstNode *s)
 {
@@ -1606,7 +1628,7 @@ static void compile_annotation(FuncState *fs, AstNode *s)
         return;
     int save = fs->freereg;
     int r = alloc_reg(fs);
-    expr_to(fs, s->u.annassign.annotation, r);
+    annotation_to(fs, s->u.annassign.annotation, r);
     AstNode *t = s->u.annassign.target;
     if (s->u.annassign.simple && t->kind == AST_NAME) {
         int d = alloc_reg(fs), k = alloc_reg(fs);
@@ -1622,7 +1644,7 @@ static int add_param_annotation(FuncState *fs, AstParam *p, int base, int n)
     if (!p || !p->annotation || n >= 255)
         return n;
     load_const(fs, OBJ_VAL(str_intern(fs->vm, p->name, strlen(p->name))), base + 2 * n);
-    expr_to(fs, p->annotation, base + 2 * n + 1);
+    annotation_to(fs, p->annotation, base + 2 * n + 1);
     return n + 1;
 }
 
@@ -1649,7 +1671,7 @@ static void set_function_annotations(FuncState *fs, AstNode *s, int fn)
     n = add_param_annotation(fs, ps->kwarg, base, n);
     if (s->u.func.returns && n < 255) {
         load_const(fs, OBJ_VAL(str_intern(fs->vm, "return", 6)), base + 2 * n);
-        expr_to(fs, s->u.func.returns, base + 2 * n + 1);
+        annotation_to(fs, s->u.func.returns, base + 2 * n + 1);
         n++;
     }
     int d = alloc_reg(fs);
@@ -1983,6 +2005,7 @@ static void compile_stmt(FuncState *fs, AstNode *s)
         break;
     case AST_GLOBAL: case AST_NONLOCAL: break;
     case AST_IMPORT: case AST_IMPORTFROM: compile_import(fs, s); break;
+    case AST_MATCH: comp_match(fs, s); break;
     default: error_at(fs, s, "unsupported statement (%s)", ast_kind_name(s->kind)); break;
     }
     fs->freereg = save;
@@ -2034,6 +2057,10 @@ static void scan_deletes(FuncState *fs, AstNode *n)
     case AST_WHILE: scan_list(fs, &n->u.while_.body); scan_list(fs, &n->u.while_.orelse); break;
     case AST_FOR: scan_list(fs, &n->u.for_.body); scan_list(fs, &n->u.for_.orelse); break;
     case AST_WITH: scan_list(fs, &n->u.with.body); break;
+    case AST_MATCH:
+        for (int i = 0; i < n->u.match.cases.len; i++)
+            scan_list(fs, &n->u.match.cases.items[i]->u.match_case.body);
+        break;
     case AST_TRY:
         scan_list(fs, &n->u.try_.body);
         scan_list(fs, &n->u.try_.orelse);
@@ -2330,9 +2357,41 @@ static Proto *compile_function(FuncState *parent, Scope *scope, AstNode *node, c
     return p;
 }
 
+/* ------------------------------------------------------------------ services for compile_match.c */
+
+VM *comp_vm(FuncState *fs) { return fs->vm; }
+bool comp_failed(FuncState *fs) { return *fs->failed; }
+void comp_error(FuncState *fs, AstNode *at, const char *fmt, const char *arg) { error_at(fs, at, fmt, arg); }
+void comp_set_pos(FuncState *fs, AstNode *at) { fs->line = at->line, fs->col = at->col; }
+int comp_emit_abc(FuncState *fs, Opcode op, int a, int b, int c) { return emit_abc(fs, op, a, b, c); }
+int comp_emit_x(FuncState *fs, Opcode op, int a, int b, int c, uint32_t ext) { return emit_x(fs, op, a, b, c, ext); }
+int comp_emit_jump(FuncState *fs, Opcode op, int a) { return emit_jump(fs, op, a); }
+void comp_patch_here(FuncState *fs, int pc) { patch_here(fs, pc); }
+int comp_alloc_regs(FuncState *fs, int n) { return alloc_regs(fs, n); }
+int comp_freereg(FuncState *fs) { return fs->freereg; }
+void comp_set_freereg(FuncState *fs, int r) { fs->freereg = r; }
+void comp_load_const(FuncState *fs, Value v, int target) { load_const(fs, v, target); }
+void comp_expr_to(FuncState *fs, AstNode *e, int target) { expr_to(fs, e, target); }
+void comp_store_name(FuncState *fs, const char *name, int src) { store_name(fs, name, src); }
+void comp_nest(FuncState *fs, int delta) { fs->depth += delta; }
+
+void comp_nested_stmts(FuncState *fs, AstList *body)
+{
+    fs->depth++;
+    compile_stmts(fs, body);
+    fs->depth--;
+}
+
 Proto *comp_module(VM *vm, Source *src, AstNode *module, ParseMode mode, SyntaxErr *err)
 {
     memset(err, 0, sizeof *err);
+    int future = future_features(module, err);
+    if (future < 0)
+        return NULL;
+    if (module->kind == AST_MODULE)
+        module->u.module.future_flags = future;
+    if (future & FUTURE_ANNOTATIONS)
+        src->obj.flags |= SOURCE_FUTURE_ANNOTATIONS;
     Scope *root = scope_build(vm, module, err);
     if (!root)
         return NULL;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "interp.h"
+#include "match.h"
 #include "cstack.h"
 #include "signals.h"
 
@@ -2289,6 +2290,49 @@ return_special:
         SAVEPC();
         rv = coro_async_with_exit(vm, *RB_, *RC_, B_ != C_);
         *RA_ = rv;
+        vmnext();
+    }
+    /* match statements (match.c) */
+    vmcase(MATCH_SEQ) {
+        uint32_t ext = *pc;
+        SAVEPC();
+        bool m = match_sequence(vm, *RB_, ext);
+        *RA_ = BOOL_VAL(m);
+        pc++;
+        vmnext();
+    }
+    vmcase(MATCH_STAR) {
+        uint32_t ext = *pc;
+        SAVEPC();
+        rv = match_star(vm, *RB_, (int64_t)(ext & 0xffff), (int64_t)(ext >> 16));
+        *RA_ = rv;
+        pc++;
+        vmnext();
+    }
+    vmcase(MATCH_MAP) {
+        uint32_t ext = *pc;
+        SAVEPC();
+        bool m = match_mapping(vm, *RB_, (int64_t)ext);
+        *RA_ = BOOL_VAL(m);
+        pc++;
+        vmnext();
+    }
+    vmcase(MATCH_KEYS) {
+        SAVEPC();
+        bool m = match_keys(vm, *RB_, *RC_, RA_ + 1);
+        *RA_ = BOOL_VAL(m);
+        vmnext();
+    }
+    vmcase(MATCH_REST) {
+        SAVEPC();
+        rv = match_rest(vm, *RB_, *RC_);
+        *RA_ = rv;
+        vmnext();
+    }
+    vmcase(MATCH_CLASS) {
+        SAVEPC();
+        bool m = match_class(vm, *RB_, *RA_, RA_[1], C_, RA_ + 1);
+        *RA_ = BOOL_VAL(m);
         vmnext();
     }
 

@@ -280,6 +280,9 @@ struct Source {
 ** CPython's tracebacks show no frames of its C-implemented modules (the
 ** warnings module). Bit 1 is module.c's SOURCE_FROM_FILE. */
 #define SOURCE_HIDDEN_FRAMES 2
+/* Source.obj.flags bit: compiled under `from __future__ import annotations`
+** (annotations are kept as their source text, never evaluated). */
+#define SOURCE_FUTURE_ANNOTATIONS 4
 
 /* Exception handler table entry: an exception raised at an instruction
 ** in [start, end) jumps to target with the exception object in reg. Entries

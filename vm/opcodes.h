@@ -127,7 +127,13 @@
     X(END_ASYNC_FOR, ABC)  /* R[A] is the exception that ended an __anext__ await: StopAsyncIteration goes on, anything else is re-raised */ \
     X(ASYNC_GEN_WRAP, ABC) /* R[A] = R[B] wrapped as an async generator's yielded value */ \
     X(ASYNC_WITH_ENTER, ABC) /* R[A] = bound R[B].__aexit__, R[A+1] = R[B].__aenter__() (not yet awaited) */ \
-    X(ASYNC_WITH_EXIT, ABC)  /* R[A] = R[B](None, None, None) when C = B, else R[B](type(R[C]), R[C], None) (not yet awaited) */
+    X(ASYNC_WITH_EXIT, ABC)  /* R[A] = R[B](None, None, None) when C = B, else R[B](type(R[C]), R[C], None) (not yet awaited) */ \
+    X(MATCH_SEQ, ABCX)     /* R[A] = R[B] is a sequence (not str/bytes/bytearray) with len == EXT & 0x7fffffff, or >= it if EXT bit 31 is set (a star) */ \
+    X(MATCH_STAR, ABCX)    /* R[A] = list(R[B][EXT & 0xffff : len - (EXT >> 16)]) (a sequence pattern's *name) */ \
+    X(MATCH_MAP, ABCX)     /* R[A] = R[B] is a mapping with len >= EXT */ \
+    X(MATCH_KEYS, ABC)     /* R[A] = R[B] has every key of tuple R[C]; if so R[A+1] = tuple of their values (ValueError on a repeated key) */ \
+    X(MATCH_REST, ABC)     /* R[A] = dict(R[B]) without the keys of tuple R[C] (a mapping pattern's **rest) */ \
+    X(MATCH_CLASS, ABC)    /* class pattern: class R[A], keyword names R[A+1] (tuple or None), C positional, subject R[B]: R[A] = matched; if so R[A+1] = tuple of the attributes */
 
 typedef enum Opcode {
 #define OP_ENUM(name, mode) OP_##name,

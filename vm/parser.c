@@ -2783,25 +2783,380 @@ static AstNode *spec_simple_stmts(Parser *p) {
     return p->stk[p->nstk - 1];
 }
 
-/* True for "match <subject>:" NEWLINE INDENT "case": a match statement,
-** which gpy does not support ('match' stays an ordinary name). */
-static bool looks_like_match(Parser *p) {
+/* ------------------------------------------------------ match statements */
+
+/* 'match', 'case' and '_' are soft keywords: NAME tokens with that text. */
+static bool is_soft(Token *t, const char *kw) {
+    return t->kind == TK_NAME && (size_t)t->len == strlen(kw) && memcmp(t->start, kw, (size_t)t->len) == 0;
+}
+
+static AstNode *parse_pattern(Parser *p);
+
+static bool is_number(int k) {
+    return k == TK_INT || k == TK_FLOAT || k == TK_IMAG;
+}
+
+/* signed_number: NUMBER | '-' NUMBER (no power, call or subscript after it). */
+static AstNode *signed_number(Parser *p) {
+    int off = kind(p) == TK_MINUS ? 1 : 0;
+    if (!is_number(peek_at(p, off)->kind)) fail(p);
+    int nk = peek_at(p, off + 1)->kind;
+    if (nk == TK_DOUBLESTAR || nk == TK_DOT || nk == TK_LPAR || nk == TK_LSQB) {
+        p->pos += off + 1;
+        fail(p);
+    }
+    return off ? parse_factor(p) : parse_atom(p);
+}
+
+/* literal_expr: a signed number, a complex literal (real +/- imaginary), strings, None, True, False. */
+static AstNode *literal_expr(Parser *p) {
+    int k = kind(p);
+    if (k == TK_STRING) return parse_strings(p);
+    if (k == TK_NONE || k == TK_TRUE || k == TK_FALSE) return parse_atom(p);
+    AstNode *n = signed_number(p);
+    k = kind(p);
+    if (k != TK_PLUS && k != TK_MINUS) return n;
+    AstNode *real = n->kind == AST_UNARYOP ? n->u.unary.operand : n;
+    if (real->kind == AST_IMAG) RAISE_NODE(p, real, "real number required in complex literal");
+    advance(p);
+    if (!is_number(kind(p))) fail(p);
+    AstNode *imag = parse_atom(p);
+    if (imag->kind != AST_IMAG) RAISE_NODE(p, imag, "imaginary number required in complex literal");
+    AstNode *b = node_from(p, AST_BINOP, n);
+    b->u.binop.op = k == TK_PLUS ? BINOP_ADD : BINOP_SUB;
+    b->u.binop.left = n;
+    b->u.binop.right = imag;
+    end_node(b, imag);
+    return b;
+}
+
+/* name_or_attr: NAME ('.' NAME)* as a Name or Attribute chain. */
+static AstNode *name_or_attr(Parser *p) {
+    AstNode *n = name_node(p, expect(p, TK_NAME));
+    while (accept(p, TK_DOT)) {
+        Token *a = expect(p, TK_NAME);
+        AstNode *at = node_from(p, AST_ATTRIBUTE, n);
+        at->u.attr.value = n;
+        at->u.attr.attr = ident(p, a);
+        end_tok(at, a);
+        n = at;
+    }
+    return n;
+}
+
+/* pattern_capture_target: !"_" NAME !('.' | '(' | '='). */
+static const char *capture_target(Parser *p) {
     Token *t = peek(p);
-    if (t->kind != TK_NAME || t->len != 5 || memcmp(t->start, "match", 5) != 0) return false;
-    int i = p->pos + 1;
-    while (i < p->ntoks && p->toks[i].kind != TK_NEWLINE && p->toks[i].kind != TK_ENDMARKER &&
-           p->toks[i].kind != TK_ERROR)
-        i++;
-    if (i + 2 >= p->ntoks || p->toks[i].kind != TK_NEWLINE || p->toks[i - 1].kind != TK_COLON) return false;
-    Token *c = &p->toks[i + 2];
-    return p->toks[i + 1].kind == TK_INDENT && c->kind == TK_NAME && c->len == 4 && memcmp(c->start, "case", 4) == 0;
+    if (t->kind != TK_NAME || is_soft(t, "_")) fail(p);
+    int nk = peek_at(p, 1)->kind;
+    if (nk == TK_DOT || nk == TK_LPAR || nk == TK_EQUAL) fail(p);
+    advance(p);
+    return ident(p, t);
+}
+
+/* star_pattern: '*' NAME | '*' '_' (anything else: a pattern). */
+static AstNode *maybe_star_pattern(Parser *p) {
+    if (kind(p) != TK_STAR) return parse_pattern(p);
+    Token *s = advance(p);
+    AstNode *n = node_tok(p, AST_MATCH_STAR, s);
+    if (is_soft(peek(p), "_")) advance(p);
+    else n->u.pat_as.name = capture_target(p);
+    end_prev(p, n);
+    return n;
+}
+
+static bool starts_pattern(int k) {
+    switch (k) {
+    case TK_NAME: case TK_INT: case TK_FLOAT: case TK_IMAG: case TK_STRING: case TK_MINUS:
+    case TK_LPAR: case TK_LSQB: case TK_LBRACE: case TK_NONE: case TK_TRUE: case TK_FALSE: case TK_STAR:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Items of a sequence pattern up to the closing token (or, for an open
+** sequence, up to what cannot start a pattern). */
+static AstNode *sequence_items(Parser *p, Token *start, int close, AstNode *first) {
+    int m = p->nstk;
+    if (first) spush(p, first);
+    while (first ? accept(p, TK_COMMA) : true) {
+        first = (AstNode *)1;
+        if (close ? kind(p) == close : !starts_pattern(kind(p))) break;
+        spush(p, maybe_star_pattern(p));
+    }
+    AstNode *n = node_tok(p, AST_MATCH_SEQUENCE, start);
+    if (close) expect(p, close);
+    n->u.pat_seq.patterns = spop_list(p, m);
+    end_prev(p, n);
+    return n;
+}
+
+/* mapping_pattern: '{' [key: pattern, ...] [**rest] [','] '}' */
+static AstNode *mapping_pattern(Parser *p) {
+    Token *open = advance(p);
+    AstNode *n = node_tok(p, AST_MATCH_MAPPING, open);
+    int m = p->nstk;
+    while (kind(p) != TK_RBRACE) {
+        if (accept(p, TK_DOUBLESTAR)) {
+            n->u.pat_map.rest = capture_target(p);
+            accept(p, TK_COMMA);
+            break;
+        }
+        AstNode *key = kind(p) == TK_NAME ? name_or_attr(p) : literal_expr(p);
+        if (key->kind == AST_NAME) {
+            p->pos--;
+            fail(p);
+        }
+        expect(p, TK_COLON);
+        spush(p, key);
+        spush(p, parse_pattern(p));
+        if (!accept(p, TK_COMMA)) break;
+    }
+    expect(p, TK_RBRACE);
+    int cnt = (p->nstk - m) / 2;
+    AstList keys = {alloc(p, sizeof(AstNode *) * (size_t)(cnt + 1)), cnt};
+    AstList pats = {alloc(p, sizeof(AstNode *) * (size_t)(cnt + 1)), cnt};
+    for (int i = 0; i < cnt; i++) {
+        keys.items[i] = p->stk[m + 2 * i];
+        pats.items[i] = p->stk[m + 2 * i + 1];
+    }
+    p->nstk = m;
+    n->u.pat_map.keys = keys;
+    n->u.pat_map.patterns = pats;
+    end_prev(p, n);
+    return n;
+}
+
+/* class_pattern: cls '(' [positional, ...] [attr=pattern, ...] [','] ')' */
+static AstNode *class_pattern(Parser *p, AstNode *cls) {
+    advance(p); /* '(' */
+    AstNode *n = node_from(p, AST_MATCH_CLASS, cls);
+    n->u.pat_class.cls = cls;
+    int m = p->nstk;
+    int npos = 0;
+    while (kind(p) != TK_RPAR) {
+        if (kind(p) == TK_NAME && peek_at(p, 1)->kind == TK_EQUAL) {
+            Token *a = advance(p);
+            advance(p);
+            spush(p, (void *)ident(p, a));
+            spush(p, parse_pattern(p));
+        } else if (p->nstk > m + npos) {
+            /* positional patterns after keyword ones: CPython underlines that run */
+            AstNode *first = parse_pattern(p), *last = first;
+            while (kind(p) == TK_COMMA && starts_pattern(peek_at(p, 1)->kind) &&
+                   !(peek_at(p, 1)->kind == TK_NAME && peek_at(p, 2)->kind == TK_EQUAL)) {
+                advance(p);
+                last = parse_pattern(p);
+            }
+            if (p->no_invalid) fail(p);
+            RAISE_RANGE(p, first, last, "positional patterns follow keyword patterns");
+        } else {
+            spush(p, parse_pattern(p));
+            npos++;
+        }
+        if (!accept(p, TK_COMMA)) break;
+    }
+    expect(p, TK_RPAR);
+    int nkw = (p->nstk - m - npos) / 2;
+    n->u.pat_class.kwd_attrs = alloc(p, sizeof(char *) * (size_t)(nkw + 1));
+    AstList kp = {alloc(p, sizeof(AstNode *) * (size_t)(nkw + 1)), nkw};
+    for (int i = 0; i < nkw; i++) {
+        n->u.pat_class.kwd_attrs[i] = p->stk[m + npos + 2 * i];
+        kp.items[i] = p->stk[m + npos + 2 * i + 1];
+    }
+    p->nstk = m + npos;
+    n->u.pat_class.kwd_patterns = kp;
+    n->u.pat_class.patterns = spop_list(p, m);
+    end_prev(p, n);
+    return n;
+}
+
+static AstNode *closed_pattern(Parser *p) {
+    Token *t = peek(p);
+    AstNode *n;
+    switch (t->kind) {
+    case TK_NONE: case TK_TRUE: case TK_FALSE:
+        n = node_tok(p, AST_MATCH_SINGLETON, t);
+        n->u.pat_value.value = parse_atom(p);
+        return n;
+    case TK_INT: case TK_FLOAT: case TK_IMAG: case TK_MINUS: case TK_STRING: {
+        AstNode *v = literal_expr(p);
+        n = node_from(p, AST_MATCH_VALUE, v);
+        n->u.pat_value.value = v;
+        return n;
+    }
+    case TK_NAME: {
+        if (peek_at(p, 1)->kind != TK_DOT && peek_at(p, 1)->kind != TK_LPAR) {
+            n = node_tok(p, AST_MATCH_AS, t);
+            if (is_soft(t, "_")) advance(p);
+            else n->u.pat_as.name = capture_target(p);
+            return n;
+        }
+        AstNode *v = name_or_attr(p);
+        if (kind(p) == TK_LPAR) return class_pattern(p, v);
+        if (kind(p) == TK_EQUAL) fail(p);
+        n = node_from(p, AST_MATCH_VALUE, v);
+        n->u.pat_value.value = v;
+        return n;
+    }
+    case TK_LPAR: {
+        advance(p);
+        if (kind(p) == TK_RPAR) return sequence_items(p, t, TK_RPAR, NULL);
+        AstNode *first = maybe_star_pattern(p);
+        if (kind(p) == TK_COMMA) return sequence_items(p, t, TK_RPAR, first);
+        if (first->kind == AST_MATCH_STAR) fail(p);
+        expect(p, TK_RPAR);
+        return first; /* a group: the pattern itself */
+    }
+    case TK_LSQB:
+        advance(p);
+        return sequence_items(p, t, TK_RSQB, NULL);
+    case TK_LBRACE:
+        return mapping_pattern(p);
+    default:
+        fail(p);
+    }
+}
+
+/* or_pattern: closed_pattern ('|' closed_pattern)* */
+static AstNode *or_pattern(Parser *p) {
+    enter(p);
+    AstNode *first = closed_pattern(p);
+    if (kind(p) != TK_VBAR) {
+        leave(p);
+        return first;
+    }
+    int m = p->nstk;
+    spush(p, first);
+    while (accept(p, TK_VBAR)) spush(p, closed_pattern(p));
+    AstNode *n = node_from(p, AST_MATCH_OR, first);
+    n->u.pat_seq.patterns = spop_list(p, m);
+    end_prev(p, n);
+    leave(p);
+    return n;
+}
+
+/* pattern: or_pattern ['as' capture_target] */
+static AstNode *parse_pattern(Parser *p) {
+    AstNode *pat = or_pattern(p);
+    if (kind(p) != TK_AS) return pat;
+    advance(p);
+    Token *t = peek(p);
+    if (is_soft(t, "_") && !p->no_invalid) RAISE_TOK(p, t, "cannot use '_' as a target");
+    if (t->kind != TK_NAME && !p->no_invalid && starts_expr(t->kind)) {
+        AstNode *e = try_parse(p, spec_expression, false);
+        if (e) RAISE_NODE(p, e, "invalid pattern target");
+    }
+    AstNode *n = node_from(p, AST_MATCH_AS, pat);
+    n->u.pat_as.pattern = pat;
+    n->u.pat_as.name = capture_target(p);
+    end_prev(p, n);
+    return n;
+}
+
+/* patterns: an open sequence "a, *b" or one pattern. */
+static AstNode *parse_patterns(Parser *p) {
+    Token *start = peek(p);
+    AstNode *first = maybe_star_pattern(p);
+    if (kind(p) == TK_COMMA) return sequence_items(p, start, 0, first);
+    if (first->kind == AST_MATCH_STAR) fail(p);
+    return first;
+}
+
+/* subject_expr: star_named_expression ',' [star_named_expressions] | named_expression */
+static AstNode *match_subject(Parser *p) {
+    Token *st = peek(p);
+    AstNode *e = kind(p) == TK_STAR ? starred(p) : parse_named_expression(p, false);
+    if (kind(p) != TK_COMMA) {
+        if (e->kind == AST_STARRED) fail(p);
+        return e;
+    }
+    int m = p->nstk;
+    spush(p, e);
+    while (accept(p, TK_COMMA) && (starts_expr(kind(p)) || kind(p) == TK_STAR)) spush(p, parse_star_named(p));
+    return bare_tuple_from(p, m, st);
+}
+
+/* "match" subject ':' — a match statement when NEWLINE follows. */
+static AstNode *spec_match_head(Parser *p) {
+    advance(p);
+    AstNode *s = match_subject(p);
+    expect(p, TK_COLON);
+    return s;
+}
+
+/* "match" subject NEWLINE — CPython's "expected ':'". */
+static AstNode *spec_match_no_colon(Parser *p) {
+    advance(p);
+    AstNode *s = match_subject(p);
+    if (kind(p) != TK_NEWLINE) fail(p);
+    return s;
+}
+
+static AstNode *parse_case(Parser *p) {
+    Token *c = peek(p);
+    if (!is_soft(c, "case")) fail(p);
+    advance(p);
+    AstNode *n = node_tok(p, AST_MATCH_CASE, c);
+    n->u.match_case.pattern = parse_patterns(p);
+    if (accept(p, TK_IF)) n->u.match_case.guard = parse_named_expression(p, true);
+    expect_colon(p);
+    n->u.match_case.body = parse_block(p, "'case' statement", c->line);
+    end_stmt(p, n);
+    return n;
+}
+
+static AstNode *parse_match(Parser *p) {
+    Token *t = peek(p);
+    advance(p);
+    AstNode *n = node_tok(p, AST_MATCH, t);
+    n->u.match.subject = match_subject(p);
+    expect_colon(p);
+    expect(p, TK_NEWLINE);
+    if (kind(p) != TK_INDENT) {
+        Token *b = peek(p);
+        if (b->kind == TK_ERROR) report_errtok(p, b);
+        reportf(p, tok_line(b), tok_col(b), 0, true, "expected an indented block after 'match' statement on line %d",
+                t->line);
+    }
+    advance(p);
+    enter(p);
+    int m = p->nstk;
+    do spush(p, parse_case(p));
+    while (kind(p) != TK_DEDENT);
+    advance(p);
+    leave(p);
+    n->u.match.cases = spop_list(p, m);
+    end_stmt(p, n);
+    return n;
+}
+
+/* A line starting with the NAME 'match': a match statement when its head
+** parses as one (CPython tries match_stmt before simple statements), else
+** ordinary statements ("match = 3", "match(x)"). */
+static void parse_match_or_simple(Parser *p) {
+    int start = p->pos, far = -1;
+    if (try_parse(p, spec_match_head, false)) {
+        bool newline = kind(p) == TK_NEWLINE;
+        far = p->pos; /* CPython's generic error then points past the ':' */
+        p->pos = start;
+        if (newline) {
+            spush(p, parse_match(p));
+            return;
+        }
+    }
+    if (try_parse(p, spec_simple_stmts, false)) return;
+    if (!p->no_invalid && try_parse(p, spec_match_no_colon, false)) RAISE_TOK(p, peek(p), "expected ':'");
+    if (far > p->far && p->jb == p->top_jb) p->far = far;
+    parse_simple_stmts(p);
 }
 
 /* Pushes the statement(s) at the current token onto the scratch stack. */
 static void parse_statement(Parser *p) {
-    if (kind(p) == TK_NAME && looks_like_match(p)) {
-        if (try_parse(p, spec_simple_stmts, false)) return; /* e.g. "match(x): int" */
-        RAISE_TOK(p, peek(p), "match statements are not supported by gpy");
+    if (is_soft(peek(p), "match")) {
+        parse_match_or_simple(p);
+        return;
     }
     switch (kind(p)) {
     case TK_IF: spush(p, parse_if(p)); return;

@@ -504,11 +504,13 @@ static void visit_decl(Walker *w, AstNode *s, bool nonlocal)
         const char *name = s->u.names.names[i];
         Symbol *sy = scope_lookup(w->cur, name);
         int cur = sy ? sy->flags : 0;
-        if (cur & (DEF_PARAM | DEF_ASSIGNED | DEF_USED)) {
+        if (cur & (DEF_PARAM | DEF_ASSIGNED | DEF_USED | DEF_ANNOT)) {
             if (cur & DEF_PARAM)
                 werror(w, s, "name '%s' is parameter and %s", name, what);
             else if (cur & DEF_USED)
                 werror(w, s, "name '%s' is used prior to %s declaration", name, what);
+            else if (cur & DEF_ANNOT)
+                werror(w, s, "annotated name '%s' can't be %s", name, what);
             else
                 werror(w, s, "name '%s' is assigned to before %s declaration", name, what);
             return;
@@ -521,6 +523,46 @@ static void visit_decl(Walker *w, AstNode *s, bool nonlocal)
             sy->end_line = s->end_line;
             sy->end_col = s->end_col;
         }
+    }
+}
+
+/* A match pattern: captures bind names, values and classes are evaluated. */
+static void visit_pattern(Walker *w, AstNode *p)
+{
+    if (!p || w->failed)
+        return;
+    if (c_stack_exhausted()) {
+        werror(w, p, "maximum recursion depth exceeded during compilation");
+        w->err->recursion = true;
+        return;
+    }
+    switch (p->kind) {
+    case AST_MATCH_VALUE: case AST_MATCH_SINGLETON: visit_expr(w, p->u.pat_value.value); break;
+    case AST_MATCH_SEQUENCE: case AST_MATCH_OR:
+        for (int i = 0; i < p->u.pat_seq.patterns.len; i++)
+            visit_pattern(w, p->u.pat_seq.patterns.items[i]);
+        break;
+    case AST_MATCH_MAPPING:
+        for (int i = 0; i < p->u.pat_map.keys.len; i++) {
+            visit_expr(w, p->u.pat_map.keys.items[i]);
+            visit_pattern(w, p->u.pat_map.patterns.items[i]);
+        }
+        if (p->u.pat_map.rest)
+            add_def(w, w->cur, p->u.pat_map.rest, DEF_ASSIGNED, p);
+        break;
+    case AST_MATCH_CLASS:
+        visit_expr(w, p->u.pat_class.cls);
+        for (int i = 0; i < p->u.pat_class.patterns.len; i++)
+            visit_pattern(w, p->u.pat_class.patterns.items[i]);
+        for (int i = 0; i < p->u.pat_class.kwd_patterns.len; i++)
+            visit_pattern(w, p->u.pat_class.kwd_patterns.items[i]);
+        break;
+    case AST_MATCH_STAR: case AST_MATCH_AS:
+        visit_pattern(w, p->u.pat_as.pattern);
+        if (p->u.pat_as.name)
+            add_def(w, w->cur, p->u.pat_as.name, DEF_ASSIGNED, p);
+        break;
+    default: break;
     }
 }
 
@@ -569,15 +611,24 @@ static void visit_stmt(Walker *w, AstNode *s)
         visit_expr(w, s->u.assign.value);
         break;
     case AST_AUGASSIGN:
-        if (s->u.augassign.target->kind == AST_NAME)
-            add_def(w, w->cur, s->u.augassign.target->u.name.id, DEF_USED, s->u.augassign.target);
-        visit_target(w, s->u.augassign.target);
+        visit_target(w, s->u.augassign.target); /* x += 1 binds x (CPython records no use) */
         visit_expr(w, s->u.augassign.value);
         break;
     case AST_ANNASSIGN:
-        if (s->u.annassign.target->kind == AST_NAME)
-            visit_target(w, s->u.annassign.target);
-        else
+        if (s->u.annassign.target->kind == AST_NAME) {
+            AstNode *t = s->u.annassign.target;
+            Symbol *sy = scope_lookup(w->cur, t->u.name.id);
+            if (sy && (sy->flags & (DEF_GLOBAL | DEF_NONLOCAL)) && w->cur->kind != SCOPE_MODULE &&
+                s->u.annassign.simple) {
+                werror(w, s, "annotated name '%s' can't be %s", t->u.name.id,
+                       (sy->flags & DEF_GLOBAL) ? "global" : "nonlocal");
+                break;
+            }
+            if (s->u.annassign.simple)
+                add_def(w, w->cur, t->u.name.id, DEF_ANNOT | DEF_ASSIGNED, t);
+            else if (s->u.annassign.value)
+                visit_target(w, t);
+        } else
             visit_expr(w, s->u.annassign.target);
         visit_expr(w, s->u.annassign.value);
         break;
@@ -656,10 +707,19 @@ static void visit_stmt(Walker *w, AstNode *s)
     case AST_NONLOCAL:
         visit_decl(w, s, true);
         break;
+    case AST_MATCH:
+        visit_expr(w, s->u.match.subject);
+        for (int i = 0; i < s->u.match.cases.len; i++) {
+            AstNode *c = s->u.match.cases.items[i];
+            visit_pattern(w, c->u.match_case.pattern);
+            visit_expr(w, c->u.match_case.guard);
+            visit_stmts(w, &c->u.match_case.body);
+        }
+        break;
     case AST_IMPORT:
         for (int i = 0; i < s->u.import.names.len; i++) {
             AstNode *a = s->u.import.names.items[i];
-            add_def(w, w->cur, import_binding(w, a, false), DEF_ASSIGNED, s);
+            add_def(w, w->cur, import_binding(w, a, false), DEF_IMPORT, s);
         }
         break;
     case AST_IMPORTFROM:
@@ -670,7 +730,7 @@ static void visit_stmt(Walker *w, AstNode *s)
                     werror(w, s, "import * only allowed at module level");
                 continue;
             }
-            add_def(w, w->cur, import_binding(w, a, true), DEF_ASSIGNED, s);
+            add_def(w, w->cur, import_binding(w, a, true), DEF_IMPORT, s);
         }
         break;
     default:
@@ -764,7 +824,7 @@ static void analyze_name(Walker *w, Scope *s, Symbol *sy, NameSet *bound, NameSe
         ns_add(w->vm, free, name);
         return;
     }
-    if (flags & (DEF_ASSIGNED | DEF_PARAM)) {
+    if (flags & (DEF_ASSIGNED | DEF_PARAM | DEF_IMPORT)) {
         sy->kind = s->kind == SCOPE_MODULE ? SYM_GLOBAL : s->kind == SCOPE_CLASS ? SYM_NAME : SYM_LOCAL;
         ns_add(w->vm, local, name);
         ns_remove(global, name);
@@ -833,7 +893,7 @@ static void analyze(Walker *w, Scope *s, const NameSet *bound_in, const NameSet 
         const char *name = newfree.v[i];
         Symbol *sy = scope_lookup(s, name);
         if (sy) {
-            if (s->kind == SCOPE_CLASS && (sy->flags & (DEF_ASSIGNED | DEF_PARAM | DEF_GLOBAL)) &&
+            if (s->kind == SCOPE_CLASS && (sy->flags & (DEF_ASSIGNED | DEF_PARAM | DEF_IMPORT | DEF_GLOBAL)) &&
                 sy->kind != SYM_FREE)
                 sy->free_index = -2; /* class name that children also need from outside */
             continue;

@@ -34,7 +34,9 @@ enum {
     DEF_USED = 4,
     DEF_GLOBAL = 8,    /* 'global' statement (or walrus in a module-level comprehension) */
     DEF_NONLOCAL = 16, /* 'nonlocal' statement (or walrus in a comprehension) */
-    DEF_COMP_ITER = 32 /* iteration variable of a comprehension */
+    DEF_COMP_ITER = 32, /* iteration variable of a comprehension */
+    DEF_IMPORT = 64,    /* bound by an import (a later global/nonlocal declaration is allowed) */
+    DEF_ANNOT = 128     /* annotated "x: T" (a later global/nonlocal declaration is an error) */
 };
 
 typedef struct Symbol {
