@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "bytes.h"
 #include "../stdlib/ndarray.h"
 #include "../stdlib/cuda_priv.h"
 
@@ -122,6 +123,7 @@ GpyType gpy_slot_type(GpyVM *g, int slot) {
     }
     Type *t = AS_OBJ(v)->type;
     if (t == vm->t_str) return GPY_TYPE_STR;
+    if (t == vm->t_bytes) return GPY_TYPE_BYTES;
     if (t == vm->t_list) return GPY_TYPE_LIST;
     if (t == vm->t_tuple) return GPY_TYPE_TUPLE;
     if (t == vm->t_dict) return GPY_TYPE_DICT;
@@ -176,12 +178,24 @@ GpyStatus gpy_set_str(GpyVM *g, int slot, const char *text, size_t len) {
     return api_protect(g, set_str_body, &c);
 }
 
-/* gpy has no bytes type yet: the bytes functions say so instead of
-** pretending (a str would not round-trip arbitrary bytes). */
+typedef struct BytesCtx {
+    int slot;
+    const void *data;
+    size_t len;
+} BytesCtx;
+
+static void set_bytes_body(VM *vm, void *ud) {
+    api_safepoint(vm);
+    BytesCtx *c = ud;
+    if (c->len > (size_t)INT64_MAX) vm_raise_kind(vm, OverflowError, "gpy_set_bytes: length too large");
+    Bytes *b = bytes_new(vm, c->data, (int64_t)c->len);
+    *api_slot(vm->api, c->slot) = OBJ_VAL(b);
+}
+
 GpyStatus gpy_set_bytes(GpyVM *g, int slot, const void *data, size_t len) {
-    (void)data, (void)len;
     if (!api_slot_ok(g, slot)) return GPY_RUNTIME_ERROR;
-    return api_fail(g, EXC_NotImplementedError, "gpy_set_bytes: gpy has no bytes type yet");
+    BytesCtx c = {.slot = slot, .data = data, .len = data ? len : 0};
+    return api_protect(g, set_bytes_body, &c);
 }
 
 /* ---------------------------------------------------------------- readers */
@@ -269,14 +283,17 @@ const char *gpy_get_str(GpyVM *g, int slot, size_t *len) {
 
 static void wrong_bytes(VM *vm, void *ud) {
     int slot = *(int *)ud;
-    Value v = *api_slot(vm->api, slot);
-    vm_raise_kind(vm, TypeError, "slot %d holds a '%s', not bytes (gpy has no bytes type yet)", slot,
-                  vm_type_name(vm, v));
+    api_wrong_type(vm, slot, "bytes");
 }
 
 const void *gpy_get_bytes(GpyVM *g, int slot, size_t *len) {
     if (len) *len = 0;
     if (!api_slot_ok(g, slot)) return NULL;
+    Value v = *api_slot(g, slot);
+    if (IS_BYTES(g->vm, v)) {
+        if (len) *len = (size_t)AS_BYTES(v)->len;
+        return AS_BYTES(v)->data;
+    }
     api_protect(g, wrong_bytes, &slot);
     return NULL;
 }

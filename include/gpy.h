@@ -200,9 +200,7 @@ GPY_API GpyStatus gpy_set_int(GpyVM *vm, int slot, int64_t value);
 GPY_API GpyStatus gpy_set_float(GpyVM *vm, int slot, double value);
 /* len (size_t)-1: NUL-terminated. A str must be valid UTF-8 (else ValueError). */
 GPY_API GpyStatus gpy_set_str(GpyVM *vm, int slot, const char *text, size_t len);
-/* Not yet available: gpy has no bytes type until the host-language work
-** (issue 14) adds it; gpy_set_bytes fails with NotImplementedError and
-** gpy_get_bytes with TypeError meanwhile. */
+/* A bytes object holding a copy of len bytes of data (any bytes, NULs too). */
 GPY_API GpyStatus gpy_set_bytes(GpyVM *vm, int slot, const void *data, size_t len);
 
 /* Readers fail with TypeError (GPY_RUNTIME_ERROR) when the slot holds
@@ -214,6 +212,8 @@ GPY_API GpyStatus gpy_get_float(GpyVM *vm, int slot, double *out);
 /* Returns the UTF-8 text (NUL-terminated too) and its length in *len (may
 ** be NULL); NULL with TypeError when the slot holds no str. */
 GPY_API const char *gpy_get_str(GpyVM *vm, int slot, size_t *len);
+/* The data of a bytes object and its length in *len (may be NULL); valid
+** while the object is reachable. NULL with TypeError for any other type. */
 GPY_API const void *gpy_get_bytes(GpyVM *vm, int slot, size_t *len);
 
 /* Containers. Indices may be negative (from the end), as in Python. */

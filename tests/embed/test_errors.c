@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <string.h>
+
 #include "check.h"
 
 /* The failure of the last call: its status, type name and message. */
@@ -177,13 +179,18 @@ static void one_after_another(GpyVM *vm, const char *errs_path) {
     CHECK_FAILS(vm, gpy_call_method(vm, 1, "nope", 0, 4), GPY_RUNTIME_ERROR, "AttributeError",
                 "'int' object has no attribute 'nope'");
 
-    /* 7. bytes: gpy has none yet, and says so */
-    CHECK_FAILS(vm, gpy_set_bytes(vm, 0, "ab", 2), GPY_RUNTIME_ERROR, "NotImplementedError",
-                "gpy_set_bytes: gpy has no bytes type yet");
-    CHECK_OK(vm, gpy_set_str(vm, 0, "ab", 2));
+    /* 7. bytes: a round trip with a NUL inside, a script's view, a wrong type */
+    CHECK_OK(vm, gpy_set_bytes(vm, 0, "a\0b\xff", 4));
     size_t len = 99;
+    const unsigned char *bytes = gpy_get_bytes(vm, 0, &len);
+    CHECK(bytes && len == 4 && memcmp(bytes, "a\0b\xff", 4) == 0);
+    CHECK(gpy_slot_type(vm, 0) == GPY_TYPE_BYTES);
+    CHECK_OK(vm, gpy_set_global(vm, NULL, "blob", 0));
+    CHECK_OK(vm, gpy_run_string(vm, NULL, "assert blob == b'a\\x00b\\xff' and list(blob) == [97, 0, 98, 255]\n",
+                                (size_t)-1, NULL));
+    CHECK_OK(vm, gpy_set_str(vm, 0, "ab", 2));
     CHECK(gpy_get_bytes(vm, 0, &len) == NULL && len == 0);
-    CHECK_STR(gpy_error_message(vm), "slot 0 holds a 'str', not bytes (gpy has no bytes type yet)");
+    CHECK_STR(gpy_error_message(vm), "slot 0 holds a 'str', not bytes");
 
     /* 8. a called function's exception decides the status */
     CHECK_OK(vm, gpy_run_string(vm, NULL,
