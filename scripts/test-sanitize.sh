@@ -28,5 +28,5 @@ python3 tests/run_tests.py --gpy build-san/gpy --timeout 120 --suites lang,error
 # of thousands alive or recurse thousands of frames deep (a collection per
 # safepoint makes each take minutes).
 GPY_GC_STRESS=1 python3 tests/run_tests.py --gpy build-san/gpy --timeout 120 --suites lang \
-  --exclude gc_cycles --exclude numpy_print_generated --exclude many_constants --exclude recursion_messages || status=1
+  --exclude gc_cycles --exclude numpy_print_generated --exclude many_constants --exclude recursion_messages --exclude unicode_names --exclude async_cancel_storm || status=1
 exit $status

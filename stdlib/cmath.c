@@ -6,6 +6,9 @@
 ** result from finite input OverflowError("math range error").
 */
 #include <complex.h>
+#ifndef CMPLX /* clang's <complex.h> may lack C11's CMPLX */
+#define CMPLX(re, im) __builtin_complex((double)(re), (double)(im))
+#endif
 #include <fenv.h>
 #include <float.h>
 #include <math.h>
