@@ -8,6 +8,10 @@
 ** C99's, which numpy also calls.
 */
 #include <complex.h>
+#ifndef CMPLX /* clang's <complex.h> may lack C11's CMPLX/CMPLXF */
+#define CMPLX(re, im) __builtin_complex((double)(re), (double)(im))
+#define CMPLXF(re, im) __builtin_complex((float)(re), (float)(im))
+#endif
 
 #include "nd_priv.h"
 
