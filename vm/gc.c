@@ -170,7 +170,6 @@ static void *slab_carve(VM *vm, size_t bytes) {
 
 /* Frees the small objects and blocks: their slabs (gc_free_all). */
 static void small_free(VM *vm) {
-    vm->objects = NULL;
     memset(vm->block_freelist, 0, sizeof vm->block_freelist);
     memset(vm->obj_freelist, 0, sizeof vm->obj_freelist);
     while (vm->slabs) {
