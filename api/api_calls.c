@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "call_fast.h"
 
 /* ---------------------------------------------------------------- globals */
 
@@ -137,10 +138,10 @@ GpyStatus gpy_call(GpyVM *g, int fn, int nargs, int kwargs, int dst) {
         /* a script function with plain positional arguments: no vm_pcall */
         VM *vm = g->vm;
         gc_safepoint(vm);
-        Value r;
-        int done = vm_call_protected_fast(vm, *api_slot(g, fn), nargs, api_slot(g, fn + 1), &r);
+        Value r, *callee = api_slot(g, fn);
+        int done = vm_call_protected_fast(vm, *callee, nargs, callee + 1, &r);
         if (done == 1) {
-            *api_slot(g, dst) = r;
+            *api_slot(g, dst) = r; /* the call may have moved g->values */
             if (!IS_NONE(g->error)) gpy_clear_error(g);
             return GPY_OK;
         }

@@ -203,28 +203,6 @@ static Value call_function(VM *vm, Function *fn, int argc, Value *argv, Dict *kw
     return interp_run(vm, EMPTY_VAL);
 }
 
-int vm_call_protected_fast(VM *vm, Value callee, int argc, const Value *argv, Value *result) {
-    if (!IS_OBJ(callee) || AS_OBJ(callee)->type != vm->t_function) return -1;
-    Function *fn = (Function *)AS_OBJ(callee);
-    Proto *p = fn->proto;
-    if (argc != p->nparams || p->nkwonly != 0 || (p->flags & (PROTO_VARARGS | PROTO_VARKW | PROTO_GENERATOR)))
-        return -1;
-    /* what interp_check_room and interp_enter would raise, the general path raises */
-    Value *base = vm->stack_top;
-    int32_t limit = vm->recursion_limit > 0 ? vm->recursion_limit : 1000;
-    if (vm->nframes >= vm->recursion_limit || vm->nframes >= vm->frames_cap || base + p->nregs > vm->stack_end ||
-        vm->c_depth >= limit || c_stack_exhausted())
-        return -1;
-    if (!vm->err) vm_budget_reset(vm); /* an outermost run, as vm_pcall does */
-    for (int i = 0; i < argc; i++) base[i] = argv[i];
-    for (int32_t i = argc; i < p->nregs; i++) base[i] = EMPTY_VAL;
-    vm->c_depth++;
-    interp_push_entry(vm, fn, base);
-    bool ok = interp_run_protected(vm, result);
-    vm->stack_top = base;
-    return ok;
-}
-
 static Value call_native_c(VM *vm, NativeFunction *nf, int argc, Value *argv, Dict *kwargs) {
     if (nf->obj.flags & NATIVE_FLAG_METHOD) native_check_self(vm, nf, argc, argv);
     NativeFunction *prev = vm->current_native;

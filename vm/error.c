@@ -153,7 +153,7 @@ _Noreturn void vm_rethrow(VM *vm, Value exc) {
         }
         abort();
     }
-    longjmp(vm->err->buf, 1);
+    VM_LONGJMP(vm->err->buf);
 }
 
 /* The exception being handled by the innermost frame in an except block:
@@ -245,7 +245,7 @@ bool vm_pcall(VM *vm, void (*fn)(VM *vm, void *ud), void *ud) {
     ej.c_depth = vm->c_depth;
     if (!ej.prev) vm_budget_reset(vm); /* an outermost run: a fresh budget */
     vm->err = &ej;
-    if (setjmp(ej.buf) == 0) {
+    if (VM_SETJMP(ej.buf) == 0) {
         fn(vm, ud);
         vm->err = ej.prev;
         return true;

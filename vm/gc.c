@@ -473,7 +473,7 @@ void gc_collect(VM *vm) {
     vm->gc_running = false;
 }
 
-void gc_safepoint(VM *vm) {
+void gc_safepoint_slow(VM *vm) {
     if ((vm->bytes_allocated > vm->next_gc || vm->gc_stress) && !vm->gc_running) gc_collect(vm);
     if (vm->nfinalize > 0 && !vm->gc_running) gen_run_finalizers(vm);
 }

@@ -85,7 +85,8 @@ void gen_run_finalizers(VM *vm) {
 void gen_close_all(VM *vm) {
     int64_t n = 0, cap = 0;
     Obj **list = NULL;
-    for (Obj *o = vm->objects; o; o = o->gc_next) {
+    /* no generator ever made: nothing to look for among all the objects */
+    for (Obj *o = vm->generators_made ? vm->objects : NULL; o; o = o->gc_next) {
         if (!o->type || !generator_needs_close(vm, o)) continue;
         if (n == cap) {
             cap = cap ? cap * 2 : 16;

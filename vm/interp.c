@@ -2434,7 +2434,7 @@ static inline bool run(VM *vm, Value exc, bool protect, Value *result) {
     ij.native = vm->current_native;
     vm->interp_nframes = vm->nframes;
     vm->err = &ij.ej;
-    if (setjmp(ij.ej.buf) != 0) {
+    if (VM_SETJMP(ij.ej.buf) != 0) {
         bool add = !ij.reraise;
         ij.reraise = false;
         if (!catch_exception(vm, &ij, vm->exc_value, add)) return false;

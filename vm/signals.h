@@ -59,7 +59,7 @@ void vm_safepoint(VM *vm);
 ** from C is such a run. */
 void vm_budget_reset_full(VM *vm);
 static inline void vm_budget_reset(VM *vm) {
-    if (vm->config.hook || vm->config.time_budget > 0 || vm->gc_stress) {
+    if (!vm->budget_plain) {
         vm_budget_reset_full(vm);
         return;
     }

@@ -87,17 +87,17 @@ static void make_strings(VM *vm) {
     vm->sym_module = intern(vm, "__module__");
     vm->sym_qualname = intern(vm, "__qualname__");
     vm->sym_main = intern(vm, "__main__");
-    static const char *const ops[BINOP__COUNT] = {"add",      "sub", "mul",    "matmul", "truediv",
-                                                  "floordiv", "mod", "pow",    "lshift", "rshift",
-                                                  "and",      "or",  "xor"};
-    char buf[32];
+    /* spelled out: snprintf costs more than the interning itself */
+#define DUNDERS(x) {"__" x "__", "__r" x "__", "__i" x "__"}
+    static const char *const names[BINOP__COUNT][3] = {
+        DUNDERS("add"),      DUNDERS("sub"), DUNDERS("mul"), DUNDERS("matmul"), DUNDERS("truediv"),
+        DUNDERS("floordiv"), DUNDERS("mod"), DUNDERS("pow"), DUNDERS("lshift"), DUNDERS("rshift"),
+        DUNDERS("and"),      DUNDERS("or"),  DUNDERS("xor")};
+#undef DUNDERS
     for (int i = 0; i < BINOP__COUNT; i++) {
-        snprintf(buf, sizeof buf, "__%s__", ops[i]);
-        vm->dunder_binop[i] = intern(vm, buf);
-        snprintf(buf, sizeof buf, "__r%s__", ops[i]);
-        vm->dunder_rbinop[i] = intern(vm, buf);
-        snprintf(buf, sizeof buf, "__i%s__", ops[i]);
-        vm->dunder_ibinop[i] = intern(vm, buf);
+        vm->dunder_binop[i] = intern(vm, names[i][0]);
+        vm->dunder_rbinop[i] = intern(vm, names[i][1]);
+        vm->dunder_ibinop[i] = intern(vm, names[i][2]);
     }
 }
 
@@ -245,6 +245,7 @@ VM *vm_new(const VMConfig *config) {
     vm->recursion_limit = DEFAULT_RECURSION_LIMIT;
     vm->next_gc = INITIAL_GC_THRESHOLD;
     vm->gc_stress = config->gc_stress;
+    vm->budget_plain = !config->hook && !(config->time_budget > 0) && !config->gc_stress;
     vm->exc_value = NONE_VAL;
     vm->gc_running = true; /* no collection until the bootstrap is complete */
 
