@@ -994,6 +994,21 @@ static void trace_ins(Frame *f, const uint32_t *at) {
 /* Runs frames from the top of vm->frames until an entry frame returns or
 ** yields. Exceptions longjmp out to interp_run, which finds the handler
 ** and calls execute again. */
+/* The int operators of BINOP/INPLACE that need no call: false when the
+** result does not fit in 64 bits (or the operator is another one), and
+** the general path (big ints, errors) takes over. */
+static inline bool small_int_op(uint32_t op, int64_t a, int64_t b, int64_t *r) {
+    switch (op) {
+    case BINOP_ADD: return !ADD_OVF(a, b, r);
+    case BINOP_SUB: return !SUB_OVF(a, b, r);
+    case BINOP_MUL: return !MUL_OVF(a, b, r);
+    case BINOP_AND: *r = a & b; return true;
+    case BINOP_OR: *r = a | b; return true;
+    case BINOP_XOR: *r = a ^ b; return true;
+    default: return false;
+    }
+}
+
 static Value execute(VM *vm) {
     Frame *frame = &vm->frames[vm->nframes - 1];
     const uint32_t *pc;
@@ -1580,17 +1595,11 @@ return_special:
         uint32_t op = *pc;
         Value b = *RB_, c = *RC_;
         SAVEPC();
-        if (b.tag == VAL_INT && c.tag == VAL_INT) {
-            if (op == BINOP_AND) {
-                *RA_ = INT_VAL(b.as.i & c.as.i);
-                pc++;
-                vmnext();
-            }
-            if (op == BINOP_OR) {
-                *RA_ = INT_VAL(b.as.i | c.as.i);
-                pc++;
-                vmnext();
-            }
+        int64_t r;
+        if (b.tag == VAL_INT && c.tag == VAL_INT && small_int_op(op, b.as.i, c.as.i, &r)) {
+            *RA_ = INT_VAL(r);
+            pc++;
+            vmnext();
         }
         rv = arith(vm, (BinOp)op, b, c);
         *RA_ = rv;
@@ -1699,12 +1708,7 @@ return_special:
         Value b = *RB_, c = *RC_;
         int64_t r;
         if (b.tag == VAL_INT && c.tag == VAL_INT) {
-            if (op == BINOP_ADD && !ADD_OVF(b.as.i, c.as.i, &r)) {
-                *RA_ = INT_VAL(r);
-                pc++;
-                vmnext();
-            }
-            if (op == BINOP_SUB && !SUB_OVF(b.as.i, c.as.i, &r)) {
+            if (small_int_op(op, b.as.i, c.as.i, &r)) {
                 *RA_ = INT_VAL(r);
                 pc++;
                 vmnext();
