@@ -12,26 +12,18 @@ import argparse
 import math
 import os
 import shutil
-import statistics
-import subprocess
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+import timing  # noqa: E402  (bench/timing.py)
+
 PROGRAMS = ["pidigits", "factorial", "to_str", "from_str"]
 
 
 def timed(cmd, runs):
-    times, out = [], None
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        p = subprocess.run(cmd, capture_output=True, cwd=HERE)
-        times.append(time.perf_counter() - t0)
-        if p.returncode != 0:
-            raise SystemExit(f"{' '.join(cmd)} failed:\n{p.stderr.decode()}")
-        out = p.stdout.decode()
-    return statistics.median(times), out
+    return timing.timed(cmd, runs, HERE)
 
 
 def main():
