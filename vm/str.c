@@ -180,6 +180,20 @@ static Str *make_str(VM *vm, const char *s, size_t len, int64_t nchars) {
     return r;
 }
 
+/* Like str_new, but a short string is not interned: for bulk data (the
+** string values of a decoded JSON document), which would only fill the
+** intern table with strings nobody looks up by name. Equality never relies
+** on interning unless both strings are interned. */
+Str *str_new_data(VM *vm, const char *s, size_t len) {
+    if (len <= 1)
+        return make_str(vm, s, len, -1);
+    Str *r = str_alloc(vm, len);
+    memcpy(r->chars, s, len);
+    r->hash = str_hash_bytes(s, len);
+    set_nchars(r, -1);
+    return r;
+}
+
 /* Builds a string of known byte length in place: short results go through
 ** a stack buffer (then interned), long ones straight into the object. */
 typedef struct Builder {

@@ -466,6 +466,7 @@ Str *str_format_method(VM *vm, Str *fmt, int argc, Value *argv, Dict *kwargs);
 
 /* ================= str.c ================= */
 Str *str_new(VM *vm, const char *s, size_t len); /* short strings are interned */
+Str *str_new_data(VM *vm, const char *s, size_t len); /* never interned: bulk data */
 Str *str_cstr(VM *vm, const char *s);
 Str *str_intern(VM *vm, const char *s, size_t len);
 Str *str_printf(VM *vm, const char *fmt, ...)
