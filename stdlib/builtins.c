@@ -841,6 +841,7 @@ static Value b_next(VM *vm, int argc, Value *argv, Dict *kwargs) {
 
 static bool isinstance_rec(VM *vm, Value obj, Value cls, int depth) {
     if (is_type(vm, cls)) return class_isinstance(vm, obj, (Type *)AS_OBJ(cls));
+    if (union_is(vm, cls)) cls = OBJ_VAL(union_args(cls)); /* int | str: as (int, str) */
     if (IS_TUPLE(vm, cls) && depth < 1000) {
         Tuple *t = AS_TUPLE(cls);
         for (int64_t i = 0; i < t->len; i++)
@@ -858,6 +859,7 @@ static Value b_isinstance(VM *vm, int argc, Value *argv, Dict *kwargs) {
 
 static bool issubclass_rec(VM *vm, Type *c, Value cls, int depth) {
     if (is_type(vm, cls)) return class_issubclass(vm, c, (Type *)AS_OBJ(cls));
+    if (union_is(vm, cls)) cls = OBJ_VAL(union_args(cls));
     if (IS_TUPLE(vm, cls) && depth < 1000) {
         Tuple *t = AS_TUPLE(cls);
         for (int64_t i = 0; i < t->len; i++)

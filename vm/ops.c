@@ -166,6 +166,7 @@ Value vm_binop(VM *vm, BinOp op, Value a, Value b) {
     if (IS_NUMBER(a) && IS_NUMBER(b)) return num_binop(vm, op, a, b);
     if (bigint_is_numeric(vm, a) && bigint_is_numeric(vm, b)) return num_binop(vm, op, a, b);
     Value r = binop_dispatch(vm, op, a, b);
+    if (IS_EMPTY(r) && op == BINOP_OR) r = union_or(vm, a, b); /* type.__or__ */
     if (IS_EMPTY(r)) binop_error(vm, op, a, b, false);
     return r;
 }
@@ -504,8 +505,9 @@ Value vm_getitem(VM *vm, Value obj, Value key) {
         ** (gpy has no typing.GenericAlias). */
         Type *cls = (Type *)o;
         if (cls->flags & TYPE_HEAP) {
-            Value m = class_heap_lookup(vm, cls, str_cstr(vm, "__class_getitem__"));
-            if (!IS_EMPTY(m)) return class_call_meth(vm, m, obj, 1, &key, NULL);
+            /* an implicit classmethod: bound to the class subscripted */
+            Value m = vm_getattr_opt(vm, obj, str_cstr(vm, "__class_getitem__"));
+            if (!IS_EMPTY(m)) return vm_call(vm, m, 1, &key);
         } else if (cls == vm->t_list || cls == vm->t_dict || cls == vm->t_tuple || cls == vm->t_set ||
                    cls == vm->t_frozenset || cls == vm->t_type) {
             return obj;

@@ -318,6 +318,7 @@ struct VM {
     bool generators_made; /* a generator was ever created: collections look for abandoned ones */
     /* bytes.c / memoryview.c (declared in bytes.h) */
     Type *t_bytes, *t_bytearray, *t_memoryview, *t_bytes_iter;
+    Type *t_union; /* vm/union_type.c: made by the first X | Y of types */
 };
 
 /* ================= vm.c: creating and destroying a VM ================= */
@@ -422,6 +423,11 @@ Value vm_unop(VM *vm, UnOp op, Value a);
 Value vm_compare(VM *vm, CmpOp op, Value a, Value b); /* IS/IN too */
 bool vm_equal(VM *vm, Value a, Value b);
 bool vm_is(Value a, Value b);
+/* union_type.c: X | Y of classes and None (PEP 604). union_or is EMPTY
+** when an operand cannot be in a union (the caller raises TypeError). */
+Value union_or(VM *vm, Value a, Value b);
+bool union_is(VM *vm, Value v);
+Tuple *union_args(Value v); /* the members of a union (union_is) */
 int64_t vm_hash(VM *vm, Value v); /* CPython's numeric hash for numbers */
 Str *vm_repr(VM *vm, Value v);
 Str *vm_str(VM *vm, Value v);
