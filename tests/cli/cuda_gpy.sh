@@ -120,8 +120,8 @@ GPY_DEVICE=cpu "$GPY" --version | grep -q "device: gpy CPU device" || fail "--ve
 run errors "$T/errors.gpy" FAKE_CUDA_MEMORY=4000000 || { cat "$tmp/errors.err"; fail "errors.gpy"; }
 expect errors "40 allocations of 2 MB in 4 MB
 CudaAPIError: CUDA_ERROR_OUT_OF_MEMORY: out of memory (allocating 8000000 bytes of device memory)
-ValueError: blockdim (2048, 1, 1) exceeds the limits of a block (1024 threads; z ≤ 64)
-ValueError: blockdim (32, 32, 2) exceeds the limits of a block (1024 threads; z ≤ 64)
+CudaAPIError: [1] Call to cuLaunchKernel results in CUDA_ERROR_INVALID_VALUE: blockdim (2048, 1, 1) exceeds the limits of a block (1024 threads; z ≤ 64)
+CudaAPIError: [1] Call to cuLaunchKernel results in CUDA_ERROR_INVALID_VALUE: blockdim (32, 32, 2) exceeds the limits of a block (1024 threads; z ≤ 64)
 6
 ValueError: launch of kernel 'inc' failed: kernel 'inc_kernel_$(grep -o 'inc_kernel_[0-9a-f]*' "$tmp/errors.out" | head -1 | sed 's/inc_kernel_//')': 200000 bytes of shared memory per block (0 static + 200000 dynamic) exceed the device's limit of 166912
 0.0
