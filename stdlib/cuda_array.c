@@ -639,6 +639,7 @@ Value cuda_f_device_array_like(VM *vm, int argc, Value *argv, Dict *kwargs) {
 static void dev_mark(VM *vm, Obj *o) {
     gc_mark_value(vm, ((DevArray *)o)->host);
     gc_mark_value(vm, ((DevArray *)o)->owner);
+    gc_mark_value(vm, ((DevArray *)o)->stream);
 }
 
 static Value dev_repr(VM *vm, Value self) {
@@ -862,6 +863,8 @@ Value cuda_f_is_cuda_array(VM *vm, int argc, Value *argv, Dict *kwargs) {
     return BOOL_VAL(!IS_EMPTY(vm_getattr_opt(vm, argv[0], cstr_name(vm, "__cuda_array_interface__"))));
 }
 
+static Value m_transpose(VM *vm, int argc, Value *argv, Dict *kwargs);
+
 static Value dev_getattr(VM *vm, Value self, Str *name) {
     NDArray *a = dev_host(self);
     const char *n = name->chars;
@@ -874,6 +877,16 @@ static Value dev_getattr(VM *vm, Value self, Str *name) {
         return INT_VAL(a->size * (int64_t)nd_itemsize(a->dtype));
     if (strcmp(n, "itemsize") == 0) return INT_VAL((int64_t)nd_itemsize(a->dtype));
     if (strcmp(n, "__cuda_array_interface__") == 0) return interface_of(vm, self);
+    if (strcmp(n, "T") == 0) return m_transpose(vm, 1, &self, NULL);
+    if (strcmp(n, "stream") == 0) return IS_EMPTY(as_dev(self)->stream) ? INT_VAL(0) : as_dev(self)->stream;
+    if (strcmp(n, "flags") == 0) { /* Numba's: a dict of the two contiguity flags */
+        Dict *d = dict_new(vm);
+        vm_push_root(vm, OBJ_VAL(d));
+        dict_set_cstr(vm, d, "C_CONTIGUOUS", BOOL_VAL(a->flags & ND_C_CONTIGUOUS));
+        dict_set_cstr(vm, d, "F_CONTIGUOUS", BOOL_VAL(a->flags & ND_F_CONTIGUOUS));
+        vm_pop_roots(vm, 1);
+        return OBJ_VAL(d);
+    }
     return generic_getattr(vm, self, name);
 }
 
@@ -1065,27 +1078,300 @@ static Value m_is_f_contiguous(VM *vm, int argc, Value *argv, Dict *kwargs) {
     return BOOL_VAL(dev_host(argv[0])->flags & ND_F_CONTIGUOUS);
 }
 
-/* d.reshape(...), d.ravel(): through the host array, kept on the device. */
-static Value forward_view(VM *vm, const char *method, int argc, Value *argv) {
-    Value base = as_dev(argv[0])->host;
-    /* GPU: a contiguous descriptor reshapes into a view without reading
-    ** data; a strided one is reshaped from a host copy (numpy copies too) */
-    if (as_dev(argv[0])->dptr && !(dev_host(argv[0])->flags & ND_C_CONTIGUOUS)) base = OBJ_VAL(to_host(vm, argv[0]));
-    vm_push_root(vm, base);
-    Value r = vm_call_method(vm, base, cstr_name(vm, method), argc - 1, argv + 1);
+/* ------------------------------------------ views and Numba's methods */
+
+/* A view of self over the same memory, described by dt, shape and strides
+** starting offset bytes into self's data (a device view on a GPU). */
+static Value dev_view(VM *vm, Value self, NDType dt, int64_t offset, int ndim, const int64_t *shape,
+                      const int64_t *strides) {
+    NDArray *h = dev_host(self);
+    NDArray *r = nd_wrap(vm, dt, h->data + offset, ndim, shape, strides, as_dev(self)->host);
+    if (!(h->flags & ND_WRITEABLE)) r->flags &= ~ND_WRITEABLE;
+    vm_push_root(vm, OBJ_VAL(r));
+    Value v = wrap_derived(vm, self, r);
+    as_dev(v)->stream = as_dev(self)->stream;
     vm_pop_roots(vm, 1);
-    if (nd_check(vm, r)) return wrap_derived(vm, argv[0], (NDArray *)AS_OBJ(r));
+    return v;
+}
+
+/* Strides of a contiguous array of shape in C (fortran false) or F order. */
+static void contiguous_strides(int ndim, const int64_t *shape, size_t itemsize, bool fortran, int64_t *out) {
+    int64_t s = (int64_t)itemsize;
+    for (int k = 0; k < ndim; k++) {
+        int i = fortran ? k : ndim - 1 - k;
+        out[i] = s;
+        s *= shape[i] ? shape[i] : 1;
+    }
+}
+
+/* An order argument: 'C', 'F' or 'A' (A: F when the array is F-contiguous
+** and not C-contiguous... as Numba's dummy array decides it). */
+static char order_arg(VM *vm, Value v) {
+    if (IS_EMPTY(v) || IS_NONE(v)) return 'C';
+    Str *o = arg_str(vm, "order", v);
+    if (o->len != 1 || !strchr("CFA", o->chars[0])) vm_raise_kind(vm, ValueError, "order not C|F|A");
+    return o->chars[0];
+}
+
+/* d.view(dtype): the same memory as another dtype (Numba's rules: a
+** different itemsize needs a C-contiguous array and rescales the last axis). */
+static Value m_view(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    kw_none(vm, "view", kwargs);
+    arg_count(vm, "view", argc, 2, 2);
+    NDArray *h = dev_host(argv[0]);
+    NDType dt = nd_dtype_from_value(vm, argv[1]);
+    int64_t shape[ND_MAXDIM], strides[ND_MAXDIM];
+    memcpy(shape, h->shape, sizeof(int64_t) * (size_t)h->ndim);
+    memcpy(strides, h->strides, sizeof(int64_t) * (size_t)h->ndim);
+    size_t from = nd_itemsize(h->dtype), to = nd_itemsize(dt);
+    if (from != to) {
+        if (!(h->flags & ND_C_CONTIGUOUS))
+            vm_raise_kind(vm, ValueError, "To change to a dtype of a different size, the array must be C-contiguous");
+        if (h->ndim == 0) vm_raise_kind(vm, IndexError, "list index out of range");
+        int64_t bytes = shape[h->ndim - 1] * (int64_t)from;
+        if (bytes % (int64_t)to)
+            vm_raise_kind(vm, ValueError, "When changing to a larger dtype, its size must be a divisor of the total "
+                                          "size in bytes of the last axis of the array.");
+        shape[h->ndim - 1] = bytes / (int64_t)to;
+        strides[h->ndim - 1] = (int64_t)to;
+    }
+    return dev_view(vm, argv[0], dt, 0, h->ndim, shape, strides);
+}
+
+/* d.reshape(*shape, order='C'): a view, as Numba makes it: a contiguous
+** array takes the new shape's C (or F) strides over the same memory. */
+static Value m_reshape(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    char order = order_arg(vm, kw_take(vm, kwargs, "order"));
+    kw_done(vm, "reshape", kwargs);
+    NDArray *h = dev_host(argv[0]);
+    const Value *items = argv + 1;
+    int64_t n = argc - 1;
+    if (n == 1 && (IS_TUPLE(vm, argv[1]) || IS_LIST(vm, argv[1]))) {
+        n = IS_TUPLE(vm, argv[1]) ? AS_TUPLE(argv[1])->len : AS_LIST(argv[1])->len;
+        items = IS_TUPLE(vm, argv[1]) ? AS_TUPLE(argv[1])->items : AS_LIST(argv[1])->items;
+    }
+    if (n > ND_MAXDIM)
+        vm_raise_kind(vm, ValueError, "maximum supported dimension for an ndarray is currently %d, found %lld",
+                      ND_MAXDIM, (long long)n);
+    int64_t shape[ND_MAXDIM], strides[ND_MAXDIM], known = 1;
+    int unknown = -1;
+    bool same = n == h->ndim;
+    for (int i = 0; i < n; i++) {
+        shape[i] = vm_to_index(vm, items[i]);
+        same = same && shape[i] == h->shape[i];
+        if (shape[i] >= 0) known *= shape[i];
+        else if (unknown < 0) unknown = i;
+        else vm_raise_kind(vm, ValueError, "can only specify one unknown dimension");
+    }
+    if (same) return dev_view(vm, argv[0], h->dtype, 0, h->ndim, h->shape, h->strides);
+    if (unknown >= 0) {
+        if (known == 0 || h->size % known) vm_raise_kind(vm, ValueError, "cannot infer valid shape for unknown dimension");
+        shape[unknown] = h->size / known;
+        known = h->size;
+    }
+    if (known != h->size) vm_raise_kind(vm, ValueError, "reshape changes the size of the array");
+    bool c = h->flags & ND_C_CONTIGUOUS, f = h->flags & ND_F_CONTIGUOUS;
+    if (order == 'A') order = f ? 'F' : 'C';
+    if (!c && !f) vm_raise_kind(vm, NotImplementedError, "reshape would require copy");
+    contiguous_strides((int)n, shape, nd_itemsize(h->dtype), order == 'F', strides);
+    return dev_view(vm, argv[0], h->dtype, 0, (int)n, shape, strides);
+}
+
+/* d.ravel(order='C', stream=0): a 1-d view of a contiguous array. */
+static Value m_ravel(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    Value orderv = kw_take(vm, kwargs, "order");
+    (void)kw_take(vm, kwargs, "stream");
+    kw_done(vm, "ravel", kwargs);
+    arg_count(vm, "ravel", argc, 1, 3);
+    if (argc >= 2) orderv = argv[1];
+    char order = order_arg(vm, orderv);
+    NDArray *h = dev_host(argv[0]);
+    bool c = h->flags & ND_C_CONTIGUOUS, f = h->flags & ND_F_CONTIGUOUS;
+    if (!((order != 'F' && c) || (order != 'C' && f)))
+        vm_raise_kind(vm, NotImplementedError, "ravel on non-contiguous array");
+    int64_t size = h->size, stride = (int64_t)nd_itemsize(h->dtype);
+    return dev_view(vm, argv[0], h->dtype, 0, 1, &size, &stride);
+}
+
+/* d.squeeze(axis=None, stream=0): a view without the axes of length 1. */
+static Value m_squeeze(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    Value axis = kw_take(vm, kwargs, "axis");
+    (void)kw_take(vm, kwargs, "stream");
+    kw_done(vm, "squeeze", kwargs);
+    arg_count(vm, "squeeze", argc, 1, 3);
+    if (argc >= 2) axis = argv[1];
+    NDArray *h = dev_host(argv[0]);
+    bool drop[ND_MAXDIM] = {false};
+    if (IS_EMPTY(axis) || IS_NONE(axis)) {
+        for (int i = 0; i < h->ndim; i++) drop[i] = h->shape[i] == 1;
+    } else {
+        const Value *items = &axis;
+        int64_t n = 1;
+        if (IS_TUPLE(vm, axis)) items = AS_TUPLE(axis)->items, n = AS_TUPLE(axis)->len;
+        for (int64_t k = 0; k < n; k++) {
+            int64_t ax = vm_to_index(vm, items[k]);
+            if (ax < -h->ndim || ax >= h->ndim) vm_raise_kind(vm, IndexError, "tuple index out of range");
+            if (ax < 0) ax += h->ndim;
+            if (h->shape[ax] != 1)
+                vm_raise_kind(vm, ValueError, "cannot select an axis to squeeze out which has size not equal to one");
+            drop[ax] = true;
+        }
+    }
+    int64_t shape[ND_MAXDIM], strides[ND_MAXDIM];
+    int nd = 0;
+    for (int i = 0; i < h->ndim; i++)
+        if (!drop[i]) shape[nd] = h->shape[i], strides[nd++] = h->strides[i];
+    return dev_view(vm, argv[0], h->dtype, 0, nd, shape, strides);
+}
+
+/* d.split(section, stream=0): consecutive views of section elements (the
+** last may be shorter) of a 1-d array with unit stride. */
+static Value m_split(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    (void)kw_take(vm, kwargs, "stream");
+    kw_done(vm, "split", kwargs);
+    arg_count(vm, "split", argc, 2, 3);
+    NDArray *h = dev_host(argv[0]);
+    int64_t section = arg_int(vm, "split", argv[1]);
+    if (h->ndim != 1) vm_raise_kind(vm, ValueError, "only support 1d array");
+    int64_t isz = (int64_t)nd_itemsize(h->dtype);
+    if (h->strides[0] != isz) vm_raise_kind(vm, ValueError, "only support unit stride");
+    if (section == 0) vm_raise_kind(vm, ZeroDivisionError, "float division by zero");
+    List *l = list_new(vm, 0);
+    vm_push_root(vm, OBJ_VAL(l));
+    for (int64_t begin = 0; section > 0 && begin < h->size; begin += section) { /* none when negative, as Numba */
+        int64_t len = h->size - begin < section ? h->size - begin : section;
+        list_append(vm, l, dev_view(vm, argv[0], h->dtype, begin * isz, 1, &len, &isz));
+    }
+    Value it = vm_iter(vm, OBJ_VAL(l)); /* Numba's is a generator */
+    vm_pop_roots(vm, 1);
+    return it;
+}
+
+/* d.transpose(axes=None), d.T: a new C-contiguous device array holding
+** the transpose of a 2-d array (Numba copies with a transpose kernel);
+** the identity permutation gives d itself. */
+static Value m_transpose(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    Value axes = kw_take(vm, kwargs, "axes");
+    kw_done(vm, "transpose", kwargs);
+    arg_count(vm, "transpose", argc, 1, 2);
+    if (argc >= 2) axes = argv[1];
+    NDArray *h = dev_host(argv[0]);
+    if (!IS_EMPTY(axes) && !IS_NONE(axes)) {
+        if (!IS_TUPLE(vm, axes) && !IS_LIST(vm, axes))
+            vm_raise_kind(vm, TypeError, "transpose(): axes must be a tuple or list, not '%s'", vm_type_name(vm, axes));
+        int64_t n = IS_TUPLE(vm, axes) ? AS_TUPLE(axes)->len : AS_LIST(axes)->len;
+        Value *items = IS_TUPLE(vm, axes) ? AS_TUPLE(axes)->items : AS_LIST(axes)->items;
+        bool identity = n == h->ndim, seen[ND_MAXDIM] = {false}, valid = n == h->ndim;
+        for (int64_t i = 0; i < n; i++) {
+            int64_t a = vm_to_index(vm, items[i]);
+            identity = identity && a == i;
+            if (a < 0 || a >= h->ndim || seen[a]) valid = false;
+            else seen[a] = true;
+        }
+        if (n > 0 && identity) return argv[0];
+        if (h->ndim == 2 && !valid)
+            vm_raise_kind(vm, ValueError, "invalid axes list %s", vm_repr(vm, IS_TUPLE(vm, axes) ? axes : OBJ_VAL(tuple_from_array(vm, (int)n, items)))->chars);
+    }
+    if (h->ndim != 2) vm_raise_kind(vm, NotImplementedError, "transposing a non-2D DeviceNDArray isn't supported");
+    int64_t shape[2] = {h->shape[1], h->shape[0]}, strides[2] = {h->strides[1], h->strides[0]};
+    GpuCuda *gpu = cuda_gpu(vm);
+    if (gpu) {
+        NDArray *all = to_host(vm, argv[0]);
+        vm_push_root(vm, OBJ_VAL(all));
+        int64_t tstrides[2] = {all->strides[1], all->strides[0]};
+        NDArray *t = nd_wrap(vm, all->dtype, all->data, 2, shape, tstrides, OBJ_VAL(all));
+        vm_push_root(vm, OBJ_VAL(t));
+        NDArray *c = nd_copy(vm, t);
+        vm_push_root(vm, OBJ_VAL(c));
+        Value r = gpu_array_new(vm, gpu, c, true);
+        vm_pop_roots(vm, 3);
+        return r;
+    }
+    NDArray *view = nd_wrap(vm, h->dtype, h->data, 2, shape, strides, as_dev(argv[0])->host);
+    vm_push_root(vm, OBJ_VAL(view));
+    NDArray *c = cpu_fenced(vm, new_array(vm, h->dtype, 2, shape, false, true), false);
+    vm_push_root(vm, OBJ_VAL(c));
+    cuda_copy_strided(c, view);
+    Value r = cuda_devarray_wrap(vm, c);
+    vm_pop_roots(vm, 2);
     return r;
 }
 
-static Value m_reshape(VM *vm, int argc, Value *argv, Dict *kwargs) {
-    kw_none(vm, "reshape", kwargs);
-    return forward_view(vm, "reshape", argc, argv);
+/* d.bind(stream=0): the same array with stream as its default stream. */
+static Value m_bind(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    Value stream = kw_take(vm, kwargs, "stream");
+    kw_done(vm, "bind", kwargs);
+    arg_count(vm, "bind", argc, 1, 2);
+    if (argc >= 2) stream = argv[1];
+    if (IS_EMPTY(stream)) stream = INT_VAL(0);
+    (void)cuda_stream_of(vm, stream); /* checks it */
+    NDArray *h = dev_host(argv[0]);
+    Value v = dev_view(vm, argv[0], h->dtype, 0, h->ndim, h->shape, h->strides);
+    as_dev(v)->stream = stream;
+    return v;
 }
 
-static Value m_ravel(VM *vm, int argc, Value *argv, Dict *kwargs) {
-    kw_none(vm, "ravel", kwargs);
-    return forward_view(vm, "ravel", argc, argv);
+/* d.getitem(item, stream=0), d.setitem(key, value, stream=0): indexing
+** with a stream (gpy's copies are synchronous). */
+static Value m_getitem(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    (void)kw_take(vm, kwargs, "stream");
+    kw_done(vm, "getitem", kwargs);
+    arg_count(vm, "getitem", argc, 2, 3);
+    return dev_getitem(vm, argv[0], argv[1]);
+}
+
+static Value m_setitem(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    (void)kw_take(vm, kwargs, "stream");
+    kw_done(vm, "setitem", kwargs);
+    arg_count(vm, "setitem", argc, 3, 4);
+    dev_setitem(vm, argv[0], argv[1], argv[2]);
+    return NONE_VAL;
+}
+
+/* IPC shares an allocation with another process: the CPU device's memory
+** is the process's own, and gpy does not call cuIpc* on a GPU. */
+static _Noreturn void no_ipc(VM *vm) {
+    vm_raise_kind(vm, NotImplementedError, "CUDA IPC is not supported by gpy (%s)",
+                  cuda_gpu(vm) ? "gpy does not use the driver's cuIpc* calls"
+                               : "the CPU device's memory cannot be shared with another process");
+}
+
+static Value m_get_ipc_handle(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    (void)argv;
+    arg_count(vm, "get_ipc_handle", argc, 1, 1);
+    kw_none(vm, "get_ipc_handle", kwargs);
+    no_ipc(vm);
+}
+
+Value cuda_f_open_ipc_array(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    (void)argc, (void)argv, (void)kwargs;
+    no_ipc(vm);
+}
+
+/* cuda.mapped_array_like(ary, stream=0, portable=False, wc=False) and
+** cuda.pinned_array_like(ary): the shape, dtype and order of ary. */
+static Value host_array_like(VM *vm, const char *fname, HostKind kind, int argc, Value *argv, Dict *kwargs) {
+    arg_count(vm, fname, argc, 1, kind == HOST_MAPPED ? 4 : 1);
+    NDArray *src = cuda_array_of(vm, argv[0]);
+    if (!src) vm_raise_kind(vm, TypeError, "%s() needs an array, not '%s'", fname, vm_type_name(vm, argv[0]));
+    bool fortran = !(src->flags & ND_C_CONTIGUOUS) && (src->flags & ND_F_CONTIGUOUS);
+    Value args[3] = {int_tuple(vm, src->ndim, src->shape), NONE_VAL, NONE_VAL};
+    vm_push_root(vm, args[0]);
+    args[1] = nd_dtype_object(vm, src->dtype);
+    vm_push_root(vm, args[1]);
+    args[2] = STR_VAL(str_cstr(vm, fortran ? "F" : "C"));
+    vm_push_root(vm, args[2]);
+    Value r = host_array(vm, fname, kind, 3, args, kwargs);
+    vm_pop_roots(vm, 3);
+    return r;
+}
+
+Value cuda_f_mapped_array_like(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    return host_array_like(vm, "mapped_array_like", HOST_MAPPED, argc, argv, kwargs);
+}
+
+Value cuda_f_pinned_array_like(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    return host_array_like(vm, "pinned_array_like", HOST_PINNED, argc, argv, kwargs);
 }
 
 void cuda_array_init(VM *vm, CudaState *st) {
@@ -1104,6 +1390,14 @@ void cuda_array_init(VM *vm, CudaState *st) {
     type_add_method(vm, t, "is_f_contiguous", m_is_f_contiguous);
     type_add_method(vm, t, "reshape", m_reshape);
     type_add_method(vm, t, "ravel", m_ravel);
+    type_add_method(vm, t, "view", m_view);
+    type_add_method(vm, t, "squeeze", m_squeeze);
+    type_add_method(vm, t, "split", m_split);
+    type_add_method(vm, t, "transpose", m_transpose);
+    type_add_method(vm, t, "bind", m_bind);
+    type_add_method(vm, t, "getitem", m_getitem);
+    type_add_method(vm, t, "setitem", m_setitem);
+    type_add_method(vm, t, "get_ipc_handle", m_get_ipc_handle);
     st->t_devarray = t;
     t = type_new_builtin(vm, "_HostMemory", vm->t_object, 0);
     t->finalize = hostbuf_finalize;
