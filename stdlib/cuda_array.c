@@ -1142,7 +1142,14 @@ static Value m_view(VM *vm, int argc, Value *argv, Dict *kwargs) {
 ** array takes the new shape's C (or F) strides over the same memory. */
 static Value m_reshape(VM *vm, int argc, Value *argv, Dict *kwargs) {
     char order = order_arg(vm, kw_take(vm, kwargs, "order"));
-    kw_done(vm, "reshape", kwargs);
+    if (kwargs && kwargs->count > 0) { /* Numba's dummy array words it so */
+        List *keys = list_new(vm, 0);
+        vm_push_root(vm, OBJ_VAL(keys));
+        int64_t pos = 0;
+        Value k, v;
+        while (dict_next(kwargs, &pos, &k, &v)) list_append(vm, keys, k);
+        vm_raise_kind(vm, TypeError, "unknown keyword arguments dict_keys(%s)", vm_repr(vm, OBJ_VAL(keys))->chars);
+    }
     NDArray *h = dev_host(argv[0]);
     const Value *items = argv + 1;
     int64_t n = argc - 1;

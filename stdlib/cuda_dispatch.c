@@ -576,7 +576,10 @@ static void parse_dim3(VM *vm, Value v, uint32_t out[3], const char *what) {
         if (!integral(vm, items[i]))
             vm_raise_kind(vm, TypeError, "%s must be a sequence of integers, got %s", what,
                           dims_repr(vm, (int)n, items, buf, sizeof buf));
-    for (int i = 0; i < n; i++) vals[i] = vm_to_index(vm, items[i]);
+    for (int i = 0; i < n; i++) { /* numpy integers through int() */
+        Value x = items[i];
+        vals[i] = vm_to_index(vm, bigint_is_anyint(vm, x) ? x : vm_call(vm, OBJ_VAL(vm->t_int), 1, &x));
+    }
     for (int i = 0; i < 3; i++) {
         if (vals[i] < 1) invalid_launch(vm, "%s must be positive in every dimension, got %lld", what, (long long)vals[i]);
         if (vals[i] > 0x7fffffff) invalid_launch(vm, "%s is too large: %lld", what, (long long)vals[i]);
