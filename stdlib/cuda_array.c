@@ -1138,8 +1138,52 @@ static Value m_view(VM *vm, int argc, Value *argv, Dict *kwargs) {
     return dev_view(vm, argv[0], dt, 0, h->ndim, shape, strides);
 }
 
+/* The strides that give the non-contiguous array h the shape nshape[0..n)
+** over the same memory, when such strides exist (numpy's no-copy reshape,
+** which Numba uses too): the axes of h, size-1 ones left out, and the new
+** axes fall into runs holding equal numbers of elements; each run of old
+** axes must step through memory as one axis would, in the order asked
+** (fortran: first axis fastest). False when the reshape needs a copy. */
+static bool nocopy_strides(const NDArray *h, int n, const int64_t *nshape, bool fortran, int64_t *out) {
+    int64_t os[ND_MAXDIM], ost[ND_MAXDIM];
+    int on = 0;
+    for (int i = 0; i < h->ndim; i++)
+        if (h->shape[i] != 1) os[on] = h->shape[i], ost[on++] = h->strides[i];
+    if (h->size == 0) return false;
+    int oi = 0, oj = 1, ni = 0, nj = 1;
+    while (ni < n && oi < on) {
+        int64_t np_ = nshape[ni], op = os[oi];
+        while (np_ != op) {
+            if (np_ < op) {
+                if (nj >= n) return false;
+                np_ *= nshape[nj++];
+            } else {
+                if (oj >= on) return false;
+                op *= os[oj++];
+            }
+        }
+        for (int k = oi; k < oj - 1; k++)
+            if (fortran ? ost[k + 1] != os[k] * ost[k] : ost[k] != os[k + 1] * ost[k + 1]) return false;
+        if (fortran) {
+            out[ni] = ost[oi];
+            for (int k = ni + 1; k < nj; k++) out[k] = out[k - 1] * nshape[k - 1];
+        } else {
+            out[nj - 1] = ost[oj - 1];
+            for (int k = nj - 1; k > ni; k--) out[k - 1] = out[k] * nshape[k];
+        }
+        ni = nj++;
+        oi = oj++;
+    }
+    /* trailing axes of length 1 */
+    int64_t last = ni >= 1 ? out[ni - 1] : (int64_t)nd_itemsize(h->dtype);
+    if (fortran && ni >= 1) last *= nshape[ni - 1];
+    for (int k = ni; k < n; k++) out[k] = last;
+    return true;
+}
+
 /* d.reshape(*shape, order='C'): a view, as Numba makes it: a contiguous
-** array takes the new shape's C (or F) strides over the same memory. */
+** array takes the new shape's C (or F) strides over the same memory; a
+** strided one reshapes without a copy where numpy could, else raises. */
 static Value m_reshape(VM *vm, int argc, Value *argv, Dict *kwargs) {
     char order = order_arg(vm, kw_take(vm, kwargs, "order"));
     if (kwargs && kwargs->count > 0) { /* Numba's dummy array words it so */
@@ -1179,8 +1223,9 @@ static Value m_reshape(VM *vm, int argc, Value *argv, Dict *kwargs) {
     if (known != h->size) vm_raise_kind(vm, ValueError, "reshape changes the size of the array");
     bool c = h->flags & ND_C_CONTIGUOUS, f = h->flags & ND_F_CONTIGUOUS;
     if (order == 'A') order = f ? 'F' : 'C';
-    if (!c && !f) vm_raise_kind(vm, NotImplementedError, "reshape would require copy");
-    contiguous_strides((int)n, shape, nd_itemsize(h->dtype), order == 'F', strides);
+    if (c || f) contiguous_strides((int)n, shape, nd_itemsize(h->dtype), order == 'F', strides);
+    else if (!nocopy_strides(h, (int)n, shape, order == 'F', strides))
+        vm_raise_kind(vm, NotImplementedError, "reshape would require copy");
     return dev_view(vm, argv[0], h->dtype, 0, (int)n, shape, strides);
 }
 
