@@ -1380,6 +1380,24 @@ static Value m_setitem(VM *vm, int argc, Value *argv, Dict *kwargs) {
     return NONE_VAL;
 }
 
+/* d.__array__(dtype=None, copy=None): np.array(d) / np.asarray(d) copy to the host, as in Numba. */
+static Value m_array(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    Value dtype = kw_take(vm, kwargs, "dtype");
+    Value copy = kw_take(vm, kwargs, "copy");
+    kw_done(vm, "__array__", kwargs);
+    arg_count(vm, "__array__", argc, 1, 3);
+    if (argc >= 2) dtype = argv[1];
+    if (argc >= 3) copy = argv[2];
+    if (IS_BOOL(copy) && !AS_BOOL(copy))
+        vm_raise_kind(vm, ValueError, "`copy=False` is not supported. A copy is always created.");
+    Value host = m_copy_to_host(vm, 1, argv, NULL);
+    if (IS_EMPTY(dtype) || IS_NONE(dtype)) return host;
+    vm_push_root(vm, host);
+    Value r = vm_call_method(vm, host, cstr_name(vm, "astype"), 1, &dtype);
+    vm_pop_roots(vm, 1);
+    return r;
+}
+
 /* IPC shares an allocation with another process: the CPU device's memory
 ** is the process's own, and gpy does not call cuIpc* on a GPU. */
 static _Noreturn void no_ipc(VM *vm) {
@@ -1450,6 +1468,7 @@ void cuda_array_init(VM *vm, CudaState *st) {
     type_add_method(vm, t, "getitem", m_getitem);
     type_add_method(vm, t, "setitem", m_setitem);
     type_add_method(vm, t, "get_ipc_handle", m_get_ipc_handle);
+    type_add_method(vm, t, "__array__", m_array);
     st->t_devarray = t;
     t = type_new_builtin(vm, "_HostMemory", vm->t_object, 0);
     t->finalize = hostbuf_finalize;
