@@ -703,7 +703,10 @@ static Value interface_of(VM *vm, Value self) {
     vm_push_root(vm, field[0]);
     field[1] = STR_VAL(str_cstr(vm, ts));
     set_rooted(vm, d, "typestr", field[1]);
-    set_rooted(vm, d, "stream", NONE_VAL);
+    /* a bound stream's handle (d.bind(s)), as Numba gives it; None for the default */
+    Value bound = as_dev(self)->stream;
+    int64_t handle = IS_EMPTY(bound) || IS_INTLIKE(bound) ? 0 : (int64_t)(uintptr_t)cuda_stream_of(vm, bound);
+    set_rooted(vm, d, "stream", handle ? INT_VAL(handle) : NONE_VAL);
     set_rooted(vm, d, "version", INT_VAL(3));
     vm_push_root(vm, field[1]);
     Tuple *f = tuple_from_array(vm, 2, field);
