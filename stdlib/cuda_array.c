@@ -1207,7 +1207,7 @@ static Value m_reshape(VM *vm, int argc, Value *argv, Dict *kwargs) {
     if (n > ND_MAXDIM)
         vm_raise_kind(vm, ValueError, "maximum supported dimension for an ndarray is currently %d, found %lld",
                       ND_MAXDIM, (long long)n);
-    int64_t shape[ND_MAXDIM], strides[ND_MAXDIM], known = 1;
+    int64_t shape[ND_MAXDIM], strides[ND_MAXDIM], known = 1, bytes = (int64_t)nd_itemsize(h->dtype);
     int unknown = -1;
     bool same = n == h->ndim;
     for (int i = 0; i < n; i++) {
@@ -1216,6 +1216,9 @@ static Value m_reshape(VM *vm, int argc, Value *argv, Dict *kwargs) {
         if (shape[i] >= 0) known *= shape[i];
         else if (unknown < 0) unknown = i;
         else vm_raise_kind(vm, ValueError, "can only specify one unknown dimension");
+        /* the strides of a zero-sized shape must still fit */
+        if (shape[i] > 0 && __builtin_mul_overflow(bytes, shape[i], &bytes))
+            vm_raise_kind(vm, ValueError, "array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.");
     }
     if (same) return dev_view(vm, argv[0], h->dtype, 0, h->ndim, h->shape, h->strides);
     if (unknown >= 0) {
