@@ -1213,12 +1213,12 @@ static Value m_reshape(VM *vm, int argc, Value *argv, Dict *kwargs) {
     for (int i = 0; i < n; i++) {
         shape[i] = vm_to_index(vm, items[i]);
         same = same && shape[i] == h->shape[i];
+        /* the strides must fit, even for a zero-sized shape (and then known cannot overflow) */
+        if (shape[i] > 0 && __builtin_mul_overflow(bytes, shape[i], &bytes))
+            vm_raise_kind(vm, ValueError, "array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.");
         if (shape[i] >= 0) known *= shape[i];
         else if (unknown < 0) unknown = i;
         else vm_raise_kind(vm, ValueError, "can only specify one unknown dimension");
-        /* the strides of a zero-sized shape must still fit */
-        if (shape[i] > 0 && __builtin_mul_overflow(bytes, shape[i], &bytes))
-            vm_raise_kind(vm, ValueError, "array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.");
     }
     if (same) return dev_view(vm, argv[0], h->dtype, 0, h->ndim, h->shape, h->strides);
     if (unknown >= 0) {
