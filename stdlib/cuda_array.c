@@ -407,24 +407,69 @@ void cuda_copy_strided(NDArray *dst, const NDArray *src) {
     }
 }
 
-/* "(3, 4) float32" into buf. */
-static void shape_str(const NDArray *a, char *buf, size_t size) {
+/* "(3, 4)", "(3,)", "()": n ints as a Python tuple prints them, into buf. */
+static const char *tuple_str(int n, const int64_t *v, char *buf, size_t size) {
     size_t len = (size_t)snprintf(buf, size, "(");
-    for (int i = 0; i < a->ndim && len < size; i++)
-        len += (size_t)snprintf(buf + len, size - len, "%s%lld", i ? ", " : "", (long long)a->shape[i]);
-    if (len < size) snprintf(buf + len, size - len, "%s) %s", a->ndim == 1 ? "," : "", nd_dtype_name(a->dtype));
+    for (int i = 0; i < n && len < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%lld", i ? ", " : "", (long long)v[i]);
+    if (len < size) snprintf(buf + len, size - len, "%s)", n == 1 ? "," : "");
+    return buf;
 }
 
-/* Raises unless a and b have the same shape and dtype (copies between them). */
-static void check_same(VM *vm, const char *what, NDArray *a, NDArray *b) {
-    bool same = a->ndim == b->ndim && a->dtype == b->dtype;
-    for (int i = 0; same && i < a->ndim; i++) same = a->shape[i] == b->shape[i];
-    if (!same) {
-        char sa[256], sb[256];
-        shape_str(a, sa, sizeof sa);
-        shape_str(b, sb, sizeof sb);
-        vm_raise_kind(vm, ValueError, "%s: incompatible shape or dtype: %s vs %s", what, sa, sb);
-    }
+/* The axes of a that are longer than 1 (Numba's squeeze): their count, and
+** their lengths and strides in shape and strides. */
+static int squeezed(const NDArray *a, int64_t *shape, int64_t *strides) {
+    int n = 0;
+    for (int i = 0; i < a->ndim; i++)
+        if (a->shape[i] != 1) shape[n] = a->shape[i], strides[n++] = a->strides[i];
+    return n;
+}
+
+/* Numba's check_array_compatibility(a, b): the same dtype (TypeError), the
+** same shape once axes of length 1 are dropped, and, when strides is set
+** and the arrays hold elements, the same strides on those axes. */
+static void check_compatible(VM *vm, const NDArray *a, const NDArray *b, bool strides) {
+    char sa[400], sb[400];
+    if (a->dtype != b->dtype)
+        vm_raise_kind(vm, TypeError, "incompatible dtype: %s vs. %s", nd_dtype_name(a->dtype), nd_dtype_name(b->dtype));
+    int64_t ash[ND_MAXDIM], ast[ND_MAXDIM], bsh[ND_MAXDIM], bst[ND_MAXDIM];
+    int an = squeezed(a, ash, ast), bn = squeezed(b, bsh, bst);
+    bool same_shape = an == bn, same_strides = true;
+    for (int i = 0; same_shape && i < an; i++) same_shape = ash[i] == bsh[i], same_strides &= ast[i] == bst[i];
+    if (!same_shape)
+        vm_raise_kind(vm, ValueError, "incompatible shape: %s vs. %s", tuple_str(a->ndim, a->shape, sa, sizeof sa),
+                      tuple_str(b->ndim, b->shape, sb, sizeof sb));
+    if (strides && a->size && !same_strides)
+        vm_raise_kind(vm, ValueError, "incompatible strides: %s vs. %s", tuple_str(a->ndim, a->strides, sa, sizeof sa),
+                      tuple_str(b->ndim, b->strides, sb, sizeof sb));
+}
+
+/* Numba's sentry_contiguous: a copy between host and device is one range of
+** bytes, so the array (broadcast axes and axes of length 1 aside) must be
+** C- or F-contiguous. */
+static void check_contiguous(VM *vm, const NDArray *a) {
+    bool c = true, f = true;
+    int64_t next = (int64_t)nd_itemsize(a->dtype);
+    for (int i = a->ndim - 1; i >= 0 && a->size; i--)
+        if (a->shape[i] > 1 && a->strides[i] != 0) c = c && a->strides[i] == next, next *= a->shape[i];
+    next = (int64_t)nd_itemsize(a->dtype);
+    for (int i = 0; i < a->ndim && a->size; i++)
+        if (a->shape[i] > 1 && a->strides[i] != 0) f = f && a->strides[i] == next, next *= a->shape[i];
+    if (!c && !f)
+        vm_raise_kind(vm, ValueError, "Array contains non-contiguous buffer and cannot be transferred as a single "
+                                      "memory region. Please ensure contiguous buffer with numpy .ascontiguousarray()");
+}
+
+/* a seen with like's shape, when the two differ only in axes of length 1
+** (checked before): a view of a's data, a itself when the shapes are equal. */
+static NDArray *shaped_like(VM *vm, NDArray *a, const NDArray *like) {
+    bool same = a->ndim == like->ndim;
+    for (int i = 0; same && i < a->ndim; i++) same = a->shape[i] == like->shape[i];
+    if (same) return a;
+    int64_t ash[ND_MAXDIM], ast[ND_MAXDIM], strides[ND_MAXDIM];
+    squeezed(a, ash, ast);
+    for (int i = 0, k = 0; i < like->ndim; i++) strides[i] = like->shape[i] == 1 ? 0 : ast[k++];
+    return nd_wrap(vm, a->dtype, a->data, like->ndim, like->shape, strides, OBJ_VAL(a));
 }
 
 /* The host data of a host or device array (a GPU device array is
@@ -441,6 +486,28 @@ static void write_from(VM *vm, Value v, NDArray *src) {
     else cuda_copy_strided(dev_host(v), src);
 }
 
+/* dev.copy_to_device(src) with Numba's rules: nothing for an empty src;
+** dev contiguous; a device src contiguous with dev's strides; a host src in
+** any layout (Numba makes a copy in dev's order); lists as dev's dtype. */
+static void copy_into(VM *vm, Value dev, Value src) {
+    NDArray *h = dev_host(dev);
+    NDArray *sh = cuda_array_of(vm, src);
+    if (!sh) sh = nd_from_value(vm, src, h->dtype);
+    vm_push_root(vm, OBJ_VAL(sh));
+    if (sh->size) {
+        check_contiguous(vm, h);
+        if (cuda_is_devarray(vm, src)) check_contiguous(vm, sh);
+        check_compatible(vm, h, sh, cuda_is_devarray(vm, src));
+        NDArray *data = cuda_is_devarray(vm, src) ? host_data(vm, src) : sh;
+        vm_push_root(vm, OBJ_VAL(data));
+        NDArray *view = shaped_like(vm, data, h);
+        vm_push_root(vm, OBJ_VAL(view));
+        write_from(vm, dev, view);
+        vm_pop_roots(vm, 2);
+    }
+    vm_pop_roots(vm, 1);
+}
+
 /* ------------------------------------------------------- module functions */
 
 static NDArray *new_array(VM *vm, NDType dt, int ndim, const int64_t *shape, bool fortran, bool descriptor);
@@ -454,17 +521,15 @@ Value cuda_f_to_device(VM *vm, int argc, Value *argv, Dict *kwargs) {
     kw_done(vm, "to_device", kwargs);
     arg_count(vm, "to_device", argc, 1, 3);
     if (argc >= 3) to = argv[2];
+    if (!IS_EMPTY(to) && !IS_NONE(to)) { /* to.copy_to_device(obj), as Numba does */
+        if (!cuda_is_devarray(vm, to))
+            vm_raise_kind(vm, TypeError, "to_device(): 'to' must be a device array, not '%s'", vm_type_name(vm, to));
+        copy_into(vm, to, argv[0]);
+        return to;
+    }
     NDArray *src = host_data(vm, argv[0]);
     if (!src) src = nd_from_value(vm, argv[0], -1);
     vm_push_root(vm, OBJ_VAL(src));
-    if (!IS_EMPTY(to) && !IS_NONE(to)) {
-        if (!cuda_is_devarray(vm, to))
-            vm_raise_kind(vm, TypeError, "to_device(): 'to' must be a device array, not '%s'", vm_type_name(vm, to));
-        check_same(vm, "to_device", dev_host(to), src);
-        write_from(vm, to, src);
-        vm_pop_roots(vm, 1);
-        return to;
-    }
     GpuCuda *gpu = cuda_gpu(vm);
     /* a contiguous host array uploads straight from its own buffer (an
        extra host copy made to_device 3x slower than Numba's on an H200) */
@@ -478,7 +543,9 @@ Value cuda_f_to_device(VM *vm, int argc, Value *argv, Dict *kwargs) {
         vm_pop_roots(vm, 1);
         return gpu_array_new(vm, gpu, c, true);
     }
-    NDArray *c = cpu_fenced(vm, new_array(vm, src->dtype, src->ndim, src->shape, false, true), false);
+    /* an F-contiguous array stays F-contiguous, as in Numba (and on a GPU above) */
+    bool fortran = !(src->flags & ND_C_CONTIGUOUS) && (src->flags & ND_F_CONTIGUOUS);
+    NDArray *c = cpu_fenced(vm, new_array(vm, src->dtype, src->ndim, src->shape, fortran, true), false);
     vm_push_root(vm, OBJ_VAL(c));
     cuda_copy_strided(c, src);
     Value r = cuda_devarray_wrap(vm, c);
@@ -1031,12 +1098,27 @@ static Value m_copy_to_host(VM *vm, int argc, Value *argv, Dict *kwargs) {
     arg_count(vm, "copy_to_host", argc, 1, 3);
     if (argc >= 2) ary = argv[1];
     NDArray *a = dev_host(argv[0]);
+    if ((IS_EMPTY(ary) || IS_NONE(ary)) && !(a->flags & ND_C_CONTIGUOUS) && (a->flags & ND_F_CONTIGUOUS)) {
+        /* a Fortran-ordered array comes back Fortran-ordered, as in Numba */
+        NDArray *r = new_array(vm, a->dtype, a->ndim, a->shape, true, false);
+        vm_push_root(vm, OBJ_VAL(r));
+        if (as_dev(argv[0])->dptr && a->size) {
+            char err[GPU_CUDA_ERRSIZE];
+            check(vm, gpu_cuda_memcpy_dtoh(live_gpu(vm, as_dev(argv[0])), r->data, as_dev(argv[0])->dptr,
+                                           (size_t)a->size * nd_itemsize(a->dtype), err, sizeof err), err);
+        } else {
+            cuda_copy_strided(r, a);
+        }
+        vm_pop_roots(vm, 1);
+        return OBJ_VAL(r);
+    }
     if (as_dev(argv[0])->dptr) {
         if (IS_EMPTY(ary) || IS_NONE(ary)) return OBJ_VAL(to_host(vm, argv[0]));
         if (!nd_check(vm, ary))
             vm_raise_kind(vm, TypeError, "copy_to_host(): ary must be a numpy array, not '%s'", vm_type_name(vm, ary));
-        check_same(vm, "copy_to_host", (NDArray *)AS_OBJ(ary), a);
-        NDArray *dst = (NDArray *)AS_OBJ(ary);
+        check_compatible(vm, a, (NDArray *)AS_OBJ(ary), true);
+        NDArray *dst = shaped_like(vm, (NDArray *)AS_OBJ(ary), a);
+        vm_push_root(vm, OBJ_VAL(dst));
         if ((dst->flags & ND_C_CONTIGUOUS) && (a->flags & ND_C_CONTIGUOUS) && a->size) {
             char err[GPU_CUDA_ERRSIZE];
             check(vm, gpu_cuda_memcpy_dtoh(live_gpu(vm, as_dev(argv[0])), dst->data, as_dev(argv[0])->dptr,
@@ -1044,14 +1126,14 @@ static Value m_copy_to_host(VM *vm, int argc, Value *argv, Dict *kwargs) {
         } else {
             cuda_copy_strided(dst, to_host(vm, argv[0]));
         }
+        vm_pop_roots(vm, 1);
         return ary;
     }
     if (IS_EMPTY(ary) || IS_NONE(ary)) return OBJ_VAL(nd_copy(vm, a));
     if (!nd_check(vm, ary))
         vm_raise_kind(vm, TypeError, "copy_to_host(): ary must be a numpy array, not '%s'", vm_type_name(vm, ary));
-    NDArray *dst = (NDArray *)AS_OBJ(ary);
-    check_same(vm, "copy_to_host", dst, a);
-    cuda_copy_strided(dst, a);
+    check_compatible(vm, a, (NDArray *)AS_OBJ(ary), true);
+    cuda_copy_strided(shaped_like(vm, (NDArray *)AS_OBJ(ary), a), a);
     return ary;
 }
 
@@ -1060,12 +1142,7 @@ static Value m_copy_to_device(VM *vm, int argc, Value *argv, Dict *kwargs) {
     (void)kw_take(vm, kwargs, "stream");
     kw_done(vm, "copy_to_device", kwargs);
     arg_count(vm, "copy_to_device", argc, 2, 3);
-    NDArray *src = host_data(vm, argv[1]);
-    if (!src) src = nd_from_value(vm, argv[1], dev_host(argv[0])->dtype);
-    vm_push_root(vm, OBJ_VAL(src));
-    check_same(vm, "copy_to_device", dev_host(argv[0]), src);
-    write_from(vm, argv[0], src);
-    vm_pop_roots(vm, 1);
+    copy_into(vm, argv[0], argv[1]);
     return NONE_VAL;
 }
 
