@@ -171,7 +171,7 @@ Resolved inf_resolve_global(Pass *p, const AstNode *at, const char *name) {
     }
     if (IS_EMPTY(v)) v = dict_lookup(vm, fn->globals, name);
     if (IS_EMPTY(v)) v = dict_lookup(vm, vm->builtins, name);
-    if (IS_EMPTY(v)) inf_fail(p, at, "name '%s' is not defined", name);
+    if (IS_EMPTY(v)) inf_fail(p, at, "NameError: name '%s' is not defined", name); /* Numba's words */
     Resolved r = classify(p, at, v, name);
     if (fx->nmemo == fx->memo_cap) {
         int cap = fx->memo_cap ? fx->memo_cap * 2 : 8;

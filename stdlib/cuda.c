@@ -364,6 +364,7 @@ typedef struct Stream {
     CUstream s;  /* NULL: the default stream (and every stream on the CPU device) */
     bool owned;
     uint32_t gen;
+    bool external; /* cuda.external_stream(ptr) */
 } Stream;
 
 CUstream cuda_stream_of(VM *vm, Value v) {
@@ -371,7 +372,7 @@ CUstream cuda_stream_of(VM *vm, Value v) {
     if (IS_INTLIKE(v) && AS_INTLIKE(v) == 0) return NULL;
     if (IS_OBJ(v) && vm->cuda && AS_OBJ(v)->type == vm->cuda->t_stream) {
         Stream *s = (Stream *)AS_OBJ(v);
-        if (s->s && s->gen != vm->cuda->gen)
+        if (s->s && s->owned && s->gen != vm->cuda->gen)
             vm_raise_kind(vm, ValueError, "this stream belongs to a CUDA context that was reset or replaced");
         return s->s;
     }
@@ -404,6 +405,30 @@ static Value f_default_stream(VM *vm, int argc, Value *argv, Dict *kwargs) {
     arg_count(vm, "default_stream", argc, 0, 0);
     kw_none(vm, "default_stream", kwargs);
     return stream_make(vm, false);
+}
+
+/* A stream gpy did not create: cuda.external_stream(ptr) (external), the
+** legacy (1) and per-thread (2) default streams. Never destroyed by gpy. */
+Value cuda_stream_from_handle(VM *vm, uintptr_t handle, bool external) {
+    Stream *s = gc_alloc_obj(vm, cuda_state(vm)->t_stream, sizeof(Stream));
+    s->s = (CUstream)handle;
+    s->gen = vm->cuda->gen;
+    s->external = external;
+    return OBJ_VAL(s);
+}
+
+/* s.handle, s.external; int(s) is the handle (Numba's Stream). */
+static Value stream_getattr(VM *vm, Value self, Str *name) {
+    Stream *s = (Stream *)AS_OBJ(self);
+    if (strcmp(name->chars, "handle") == 0) return INT_VAL((int64_t)(uintptr_t)s->s);
+    if (strcmp(name->chars, "external") == 0) return BOOL_VAL(s->external);
+    return generic_getattr(vm, self, name);
+}
+
+static Value m_stream_int(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    arg_count(vm, "__int__", argc, 1, 1);
+    kw_none(vm, "__int__", kwargs);
+    return INT_VAL((int64_t)(uintptr_t)((Stream *)AS_OBJ(argv[0]))->s);
 }
 
 static void stream_finalize(VM *vm, Obj *o) {
@@ -449,6 +474,9 @@ static Value m_stream_exit(VM *vm, int argc, Value *argv, Dict *kwargs) {
 static Value stream_repr(VM *vm, Value self) {
     Stream *s = (Stream *)AS_OBJ(self);
     if (!s->s) return STR_VAL(str_printf(vm, "<Default CUDA stream on %s>", vm->cuda->gpu ? "the GPU" : "the CPU device"));
+    if (!s->owned && !s->external && (uintptr_t)s->s <= 2)
+        return STR_VAL(str_printf(vm, "<%s default CUDA stream>", (uintptr_t)s->s == 1 ? "Legacy" : "Per-thread"));
+    if (s->external) return STR_VAL(str_printf(vm, "<External CUDA stream %llu>", (unsigned long long)(uintptr_t)s->s));
     return STR_VAL(str_printf(vm, "<CUDA stream %p>", (void *)s->s));
 }
 
@@ -629,6 +657,8 @@ static void build_cuda(VM *vm, CudaState *st) {
     t = type_new_builtin(vm, "Stream", vm->t_object, 0);
     t->repr = stream_repr;
     t->finalize = stream_finalize;
+    t->getattr = stream_getattr;
+    type_add_method(vm, t, "__int__", m_stream_int);
     type_add_method(vm, t, "synchronize", m_stream_synchronize);
     type_add_method(vm, t, "auto_synchronize", m_stream_auto_synchronize);
     type_add_method(vm, t, "__enter__", m_stream_enter);
@@ -692,6 +722,7 @@ static void build_cuda(VM *vm, CudaState *st) {
 
     dict_set_cstr(vm, m->dict, "CudaAPIError", OBJ_VAL(st->t_api_error));
     dict_set_cstr(vm, m->dict, "gpus", OBJ_VAL(gc_alloc_obj(vm, tg, sizeof(Obj))));
+    cuda_context_init(vm, st, m); /* cuda_context.c: contexts, device lists, more streams */
     static const char *const dims[] = {"threadIdx", "blockIdx", "blockDim", "gridDim"};
     for (int i = 0; i < 4; i++) dict_set_cstr(vm, m->dict, dims[i], intr_new(vm, dims[i], INTR_DIM3));
     static const char *const kfns[] = {"grid", "gridsize", "syncthreads", "syncwarp", "threadfence",

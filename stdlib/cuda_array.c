@@ -407,24 +407,69 @@ void cuda_copy_strided(NDArray *dst, const NDArray *src) {
     }
 }
 
-/* "(3, 4) float32" into buf. */
-static void shape_str(const NDArray *a, char *buf, size_t size) {
+/* "(3, 4)", "(3,)", "()": n ints as a Python tuple prints them, into buf. */
+static const char *tuple_str(int n, const int64_t *v, char *buf, size_t size) {
     size_t len = (size_t)snprintf(buf, size, "(");
-    for (int i = 0; i < a->ndim && len < size; i++)
-        len += (size_t)snprintf(buf + len, size - len, "%s%lld", i ? ", " : "", (long long)a->shape[i]);
-    if (len < size) snprintf(buf + len, size - len, "%s) %s", a->ndim == 1 ? "," : "", nd_dtype_name(a->dtype));
+    for (int i = 0; i < n && len < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%lld", i ? ", " : "", (long long)v[i]);
+    if (len < size) snprintf(buf + len, size - len, "%s)", n == 1 ? "," : "");
+    return buf;
 }
 
-/* Raises unless a and b have the same shape and dtype (copies between them). */
-static void check_same(VM *vm, const char *what, NDArray *a, NDArray *b) {
-    bool same = a->ndim == b->ndim && a->dtype == b->dtype;
-    for (int i = 0; same && i < a->ndim; i++) same = a->shape[i] == b->shape[i];
-    if (!same) {
-        char sa[256], sb[256];
-        shape_str(a, sa, sizeof sa);
-        shape_str(b, sb, sizeof sb);
-        vm_raise_kind(vm, ValueError, "%s: incompatible shape or dtype: %s vs %s", what, sa, sb);
-    }
+/* The axes of a that are longer than 1 (Numba's squeeze): their count, and
+** their lengths and strides in shape and strides. */
+static int squeezed(const NDArray *a, int64_t *shape, int64_t *strides) {
+    int n = 0;
+    for (int i = 0; i < a->ndim; i++)
+        if (a->shape[i] != 1) shape[n] = a->shape[i], strides[n++] = a->strides[i];
+    return n;
+}
+
+/* Numba's check_array_compatibility(a, b): the same dtype (TypeError), the
+** same shape once axes of length 1 are dropped, and, when strides is set
+** and the arrays hold elements, the same strides on those axes. */
+static void check_compatible(VM *vm, const NDArray *a, const NDArray *b, bool strides) {
+    char sa[400], sb[400];
+    if (a->dtype != b->dtype)
+        vm_raise_kind(vm, TypeError, "incompatible dtype: %s vs. %s", nd_dtype_name(a->dtype), nd_dtype_name(b->dtype));
+    int64_t ash[ND_MAXDIM], ast[ND_MAXDIM], bsh[ND_MAXDIM], bst[ND_MAXDIM];
+    int an = squeezed(a, ash, ast), bn = squeezed(b, bsh, bst);
+    bool same_shape = an == bn, same_strides = true;
+    for (int i = 0; same_shape && i < an; i++) same_shape = ash[i] == bsh[i], same_strides &= ast[i] == bst[i];
+    if (!same_shape)
+        vm_raise_kind(vm, ValueError, "incompatible shape: %s vs. %s", tuple_str(a->ndim, a->shape, sa, sizeof sa),
+                      tuple_str(b->ndim, b->shape, sb, sizeof sb));
+    if (strides && a->size && !same_strides)
+        vm_raise_kind(vm, ValueError, "incompatible strides: %s vs. %s", tuple_str(a->ndim, a->strides, sa, sizeof sa),
+                      tuple_str(b->ndim, b->strides, sb, sizeof sb));
+}
+
+/* Numba's sentry_contiguous: a copy between host and device is one range of
+** bytes, so the array (broadcast axes and axes of length 1 aside) must be
+** C- or F-contiguous. */
+static void check_contiguous(VM *vm, const NDArray *a) {
+    bool c = true, f = true;
+    int64_t next = (int64_t)nd_itemsize(a->dtype);
+    for (int i = a->ndim - 1; i >= 0 && a->size; i--)
+        if (a->shape[i] > 1 && a->strides[i] != 0) c = c && a->strides[i] == next, next *= a->shape[i];
+    next = (int64_t)nd_itemsize(a->dtype);
+    for (int i = 0; i < a->ndim && a->size; i++)
+        if (a->shape[i] > 1 && a->strides[i] != 0) f = f && a->strides[i] == next, next *= a->shape[i];
+    if (!c && !f)
+        vm_raise_kind(vm, ValueError, "Array contains non-contiguous buffer and cannot be transferred as a single "
+                                      "memory region. Please ensure contiguous buffer with numpy .ascontiguousarray()");
+}
+
+/* a seen with like's shape, when the two differ only in axes of length 1
+** (checked before): a view of a's data, a itself when the shapes are equal. */
+static NDArray *shaped_like(VM *vm, NDArray *a, const NDArray *like) {
+    bool same = a->ndim == like->ndim;
+    for (int i = 0; same && i < a->ndim; i++) same = a->shape[i] == like->shape[i];
+    if (same) return a;
+    int64_t ash[ND_MAXDIM], ast[ND_MAXDIM], strides[ND_MAXDIM];
+    squeezed(a, ash, ast);
+    for (int i = 0, k = 0; i < like->ndim; i++) strides[i] = like->shape[i] == 1 ? 0 : ast[k++];
+    return nd_wrap(vm, a->dtype, a->data, like->ndim, like->shape, strides, OBJ_VAL(a));
 }
 
 /* The host data of a host or device array (a GPU device array is
@@ -441,6 +486,28 @@ static void write_from(VM *vm, Value v, NDArray *src) {
     else cuda_copy_strided(dev_host(v), src);
 }
 
+/* dev.copy_to_device(src) with Numba's rules: nothing for an empty src;
+** dev contiguous; a device src contiguous with dev's strides; a host src in
+** any layout (Numba makes a copy in dev's order); lists as dev's dtype. */
+static void copy_into(VM *vm, Value dev, Value src) {
+    NDArray *h = dev_host(dev);
+    NDArray *sh = cuda_array_of(vm, src);
+    if (!sh) sh = nd_from_value(vm, src, h->dtype);
+    vm_push_root(vm, OBJ_VAL(sh));
+    if (sh->size) {
+        check_contiguous(vm, h);
+        if (cuda_is_devarray(vm, src)) check_contiguous(vm, sh);
+        check_compatible(vm, h, sh, cuda_is_devarray(vm, src));
+        NDArray *data = cuda_is_devarray(vm, src) ? host_data(vm, src) : sh;
+        vm_push_root(vm, OBJ_VAL(data));
+        NDArray *view = shaped_like(vm, data, h);
+        vm_push_root(vm, OBJ_VAL(view));
+        write_from(vm, dev, view);
+        vm_pop_roots(vm, 2);
+    }
+    vm_pop_roots(vm, 1);
+}
+
 /* ------------------------------------------------------- module functions */
 
 static NDArray *new_array(VM *vm, NDType dt, int ndim, const int64_t *shape, bool fortran, bool descriptor);
@@ -454,17 +521,15 @@ Value cuda_f_to_device(VM *vm, int argc, Value *argv, Dict *kwargs) {
     kw_done(vm, "to_device", kwargs);
     arg_count(vm, "to_device", argc, 1, 3);
     if (argc >= 3) to = argv[2];
+    if (!IS_EMPTY(to) && !IS_NONE(to)) { /* to.copy_to_device(obj), as Numba does */
+        if (!cuda_is_devarray(vm, to))
+            vm_raise_kind(vm, TypeError, "to_device(): 'to' must be a device array, not '%s'", vm_type_name(vm, to));
+        copy_into(vm, to, argv[0]);
+        return to;
+    }
     NDArray *src = host_data(vm, argv[0]);
     if (!src) src = nd_from_value(vm, argv[0], -1);
     vm_push_root(vm, OBJ_VAL(src));
-    if (!IS_EMPTY(to) && !IS_NONE(to)) {
-        if (!cuda_is_devarray(vm, to))
-            vm_raise_kind(vm, TypeError, "to_device(): 'to' must be a device array, not '%s'", vm_type_name(vm, to));
-        check_same(vm, "to_device", dev_host(to), src);
-        write_from(vm, to, src);
-        vm_pop_roots(vm, 1);
-        return to;
-    }
     GpuCuda *gpu = cuda_gpu(vm);
     /* a contiguous host array uploads straight from its own buffer (an
        extra host copy made to_device 3x slower than Numba's on an H200) */
@@ -478,7 +543,9 @@ Value cuda_f_to_device(VM *vm, int argc, Value *argv, Dict *kwargs) {
         vm_pop_roots(vm, 1);
         return gpu_array_new(vm, gpu, c, true);
     }
-    NDArray *c = cpu_fenced(vm, new_array(vm, src->dtype, src->ndim, src->shape, false, true), false);
+    /* an F-contiguous array stays F-contiguous, as in Numba (and on a GPU above) */
+    bool fortran = !(src->flags & ND_C_CONTIGUOUS) && (src->flags & ND_F_CONTIGUOUS);
+    NDArray *c = cpu_fenced(vm, new_array(vm, src->dtype, src->ndim, src->shape, fortran, true), false);
     vm_push_root(vm, OBJ_VAL(c));
     cuda_copy_strided(c, src);
     Value r = cuda_devarray_wrap(vm, c);
@@ -639,6 +706,7 @@ Value cuda_f_device_array_like(VM *vm, int argc, Value *argv, Dict *kwargs) {
 static void dev_mark(VM *vm, Obj *o) {
     gc_mark_value(vm, ((DevArray *)o)->host);
     gc_mark_value(vm, ((DevArray *)o)->owner);
+    gc_mark_value(vm, ((DevArray *)o)->stream);
 }
 
 static Value dev_repr(VM *vm, Value self) {
@@ -702,7 +770,10 @@ static Value interface_of(VM *vm, Value self) {
     vm_push_root(vm, field[0]);
     field[1] = STR_VAL(str_cstr(vm, ts));
     set_rooted(vm, d, "typestr", field[1]);
-    set_rooted(vm, d, "stream", NONE_VAL);
+    /* a bound stream's handle (d.bind(s)), as Numba gives it; None for the default */
+    Value bound = as_dev(self)->stream;
+    int64_t handle = IS_EMPTY(bound) || IS_INTLIKE(bound) ? 0 : (int64_t)(uintptr_t)cuda_stream_of(vm, bound);
+    set_rooted(vm, d, "stream", handle ? INT_VAL(handle) : NONE_VAL);
     set_rooted(vm, d, "version", INT_VAL(3));
     vm_push_root(vm, field[1]);
     Tuple *f = tuple_from_array(vm, 2, field);
@@ -862,6 +933,8 @@ Value cuda_f_is_cuda_array(VM *vm, int argc, Value *argv, Dict *kwargs) {
     return BOOL_VAL(!IS_EMPTY(vm_getattr_opt(vm, argv[0], cstr_name(vm, "__cuda_array_interface__"))));
 }
 
+static Value m_transpose(VM *vm, int argc, Value *argv, Dict *kwargs);
+
 static Value dev_getattr(VM *vm, Value self, Str *name) {
     NDArray *a = dev_host(self);
     const char *n = name->chars;
@@ -874,6 +947,16 @@ static Value dev_getattr(VM *vm, Value self, Str *name) {
         return INT_VAL(a->size * (int64_t)nd_itemsize(a->dtype));
     if (strcmp(n, "itemsize") == 0) return INT_VAL((int64_t)nd_itemsize(a->dtype));
     if (strcmp(n, "__cuda_array_interface__") == 0) return interface_of(vm, self);
+    if (strcmp(n, "T") == 0) return m_transpose(vm, 1, &self, NULL);
+    if (strcmp(n, "stream") == 0) return IS_EMPTY(as_dev(self)->stream) ? INT_VAL(0) : as_dev(self)->stream;
+    if (strcmp(n, "flags") == 0) { /* Numba's: a dict of the two contiguity flags */
+        Dict *d = dict_new(vm);
+        vm_push_root(vm, OBJ_VAL(d));
+        dict_set_cstr(vm, d, "C_CONTIGUOUS", BOOL_VAL(a->flags & ND_C_CONTIGUOUS));
+        dict_set_cstr(vm, d, "F_CONTIGUOUS", BOOL_VAL(a->flags & ND_F_CONTIGUOUS));
+        vm_pop_roots(vm, 1);
+        return OBJ_VAL(d);
+    }
     return generic_getattr(vm, self, name);
 }
 
@@ -1015,12 +1098,27 @@ static Value m_copy_to_host(VM *vm, int argc, Value *argv, Dict *kwargs) {
     arg_count(vm, "copy_to_host", argc, 1, 3);
     if (argc >= 2) ary = argv[1];
     NDArray *a = dev_host(argv[0]);
+    if ((IS_EMPTY(ary) || IS_NONE(ary)) && !(a->flags & ND_C_CONTIGUOUS) && (a->flags & ND_F_CONTIGUOUS)) {
+        /* a Fortran-ordered array comes back Fortran-ordered, as in Numba */
+        NDArray *r = new_array(vm, a->dtype, a->ndim, a->shape, true, false);
+        vm_push_root(vm, OBJ_VAL(r));
+        if (as_dev(argv[0])->dptr && a->size) {
+            char err[GPU_CUDA_ERRSIZE];
+            check(vm, gpu_cuda_memcpy_dtoh(live_gpu(vm, as_dev(argv[0])), r->data, as_dev(argv[0])->dptr,
+                                           (size_t)a->size * nd_itemsize(a->dtype), err, sizeof err), err);
+        } else {
+            cuda_copy_strided(r, a);
+        }
+        vm_pop_roots(vm, 1);
+        return OBJ_VAL(r);
+    }
     if (as_dev(argv[0])->dptr) {
         if (IS_EMPTY(ary) || IS_NONE(ary)) return OBJ_VAL(to_host(vm, argv[0]));
         if (!nd_check(vm, ary))
             vm_raise_kind(vm, TypeError, "copy_to_host(): ary must be a numpy array, not '%s'", vm_type_name(vm, ary));
-        check_same(vm, "copy_to_host", (NDArray *)AS_OBJ(ary), a);
-        NDArray *dst = (NDArray *)AS_OBJ(ary);
+        check_compatible(vm, a, (NDArray *)AS_OBJ(ary), true);
+        NDArray *dst = shaped_like(vm, (NDArray *)AS_OBJ(ary), a);
+        vm_push_root(vm, OBJ_VAL(dst));
         if ((dst->flags & ND_C_CONTIGUOUS) && (a->flags & ND_C_CONTIGUOUS) && a->size) {
             char err[GPU_CUDA_ERRSIZE];
             check(vm, gpu_cuda_memcpy_dtoh(live_gpu(vm, as_dev(argv[0])), dst->data, as_dev(argv[0])->dptr,
@@ -1028,14 +1126,14 @@ static Value m_copy_to_host(VM *vm, int argc, Value *argv, Dict *kwargs) {
         } else {
             cuda_copy_strided(dst, to_host(vm, argv[0]));
         }
+        vm_pop_roots(vm, 1);
         return ary;
     }
     if (IS_EMPTY(ary) || IS_NONE(ary)) return OBJ_VAL(nd_copy(vm, a));
     if (!nd_check(vm, ary))
         vm_raise_kind(vm, TypeError, "copy_to_host(): ary must be a numpy array, not '%s'", vm_type_name(vm, ary));
-    NDArray *dst = (NDArray *)AS_OBJ(ary);
-    check_same(vm, "copy_to_host", dst, a);
-    cuda_copy_strided(dst, a);
+    check_compatible(vm, a, (NDArray *)AS_OBJ(ary), true);
+    cuda_copy_strided(shaped_like(vm, (NDArray *)AS_OBJ(ary), a), a);
     return ary;
 }
 
@@ -1044,12 +1142,7 @@ static Value m_copy_to_device(VM *vm, int argc, Value *argv, Dict *kwargs) {
     (void)kw_take(vm, kwargs, "stream");
     kw_done(vm, "copy_to_device", kwargs);
     arg_count(vm, "copy_to_device", argc, 2, 3);
-    NDArray *src = host_data(vm, argv[1]);
-    if (!src) src = nd_from_value(vm, argv[1], dev_host(argv[0])->dtype);
-    vm_push_root(vm, OBJ_VAL(src));
-    check_same(vm, "copy_to_device", dev_host(argv[0]), src);
-    write_from(vm, argv[0], src);
-    vm_pop_roots(vm, 1);
+    copy_into(vm, argv[0], argv[1]);
     return NONE_VAL;
 }
 
@@ -1065,27 +1158,373 @@ static Value m_is_f_contiguous(VM *vm, int argc, Value *argv, Dict *kwargs) {
     return BOOL_VAL(dev_host(argv[0])->flags & ND_F_CONTIGUOUS);
 }
 
-/* d.reshape(...), d.ravel(): through the host array, kept on the device. */
-static Value forward_view(VM *vm, const char *method, int argc, Value *argv) {
-    Value base = as_dev(argv[0])->host;
-    /* GPU: a contiguous descriptor reshapes into a view without reading
-    ** data; a strided one is reshaped from a host copy (numpy copies too) */
-    if (as_dev(argv[0])->dptr && !(dev_host(argv[0])->flags & ND_C_CONTIGUOUS)) base = OBJ_VAL(to_host(vm, argv[0]));
-    vm_push_root(vm, base);
-    Value r = vm_call_method(vm, base, cstr_name(vm, method), argc - 1, argv + 1);
+/* ------------------------------------------ views and Numba's methods */
+
+/* A view of self over the same memory, described by dt, shape and strides
+** starting offset bytes into self's data (a device view on a GPU). */
+static Value dev_view(VM *vm, Value self, NDType dt, int64_t offset, int ndim, const int64_t *shape,
+                      const int64_t *strides) {
+    NDArray *h = dev_host(self);
+    NDArray *r = nd_wrap(vm, dt, h->data + offset, ndim, shape, strides, as_dev(self)->host);
+    if (!(h->flags & ND_WRITEABLE)) r->flags &= ~ND_WRITEABLE;
+    vm_push_root(vm, OBJ_VAL(r));
+    Value v = wrap_derived(vm, self, r);
+    as_dev(v)->stream = as_dev(self)->stream;
     vm_pop_roots(vm, 1);
-    if (nd_check(vm, r)) return wrap_derived(vm, argv[0], (NDArray *)AS_OBJ(r));
+    return v;
+}
+
+/* Strides of a contiguous array of shape in C (fortran false) or F order. */
+static void contiguous_strides(int ndim, const int64_t *shape, size_t itemsize, bool fortran, int64_t *out) {
+    int64_t s = (int64_t)itemsize;
+    for (int k = 0; k < ndim; k++) {
+        int i = fortran ? k : ndim - 1 - k;
+        out[i] = s;
+        s *= shape[i] ? shape[i] : 1;
+    }
+}
+
+/* An order argument: 'C', 'F' or 'A' (A: F when the array is F-contiguous
+** and not C-contiguous... as Numba's dummy array decides it). */
+static char order_arg(VM *vm, Value v) {
+    if (IS_EMPTY(v) || IS_NONE(v)) return 'C';
+    Str *o = arg_str(vm, "order", v);
+    if (o->len != 1 || !strchr("CFA", o->chars[0])) vm_raise_kind(vm, ValueError, "order not C|F|A");
+    return o->chars[0];
+}
+
+/* d.view(dtype): the same memory as another dtype (Numba's rules: a
+** different itemsize needs a C-contiguous array and rescales the last axis). */
+static Value m_view(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    kw_none(vm, "view", kwargs);
+    arg_count(vm, "view", argc, 2, 2);
+    NDArray *h = dev_host(argv[0]);
+    NDType dt = nd_dtype_from_value(vm, argv[1]);
+    int64_t shape[ND_MAXDIM], strides[ND_MAXDIM];
+    memcpy(shape, h->shape, sizeof(int64_t) * (size_t)h->ndim);
+    memcpy(strides, h->strides, sizeof(int64_t) * (size_t)h->ndim);
+    size_t from = nd_itemsize(h->dtype), to = nd_itemsize(dt);
+    if (from != to) {
+        if (!(h->flags & ND_C_CONTIGUOUS))
+            vm_raise_kind(vm, ValueError, "To change to a dtype of a different size, the array must be C-contiguous");
+        if (h->ndim == 0) vm_raise_kind(vm, IndexError, "list index out of range");
+        int64_t bytes = shape[h->ndim - 1] * (int64_t)from;
+        if (bytes % (int64_t)to)
+            vm_raise_kind(vm, ValueError, "When changing to a larger dtype, its size must be a divisor of the total "
+                                          "size in bytes of the last axis of the array.");
+        shape[h->ndim - 1] = bytes / (int64_t)to;
+        strides[h->ndim - 1] = (int64_t)to;
+    }
+    return dev_view(vm, argv[0], dt, 0, h->ndim, shape, strides);
+}
+
+/* The strides that give the non-contiguous array h the shape nshape[0..n)
+** over the same memory, when such strides exist (numpy's no-copy reshape,
+** which Numba uses too): the axes of h, size-1 ones left out, and the new
+** axes fall into runs holding equal numbers of elements; each run of old
+** axes must step through memory as one axis would, in the order asked
+** (fortran: first axis fastest). False when the reshape needs a copy. */
+static bool nocopy_strides(const NDArray *h, int n, const int64_t *nshape, bool fortran, int64_t *out) {
+    int64_t os[ND_MAXDIM], ost[ND_MAXDIM];
+    int on = 0;
+    for (int i = 0; i < h->ndim; i++)
+        if (h->shape[i] != 1) os[on] = h->shape[i], ost[on++] = h->strides[i];
+    if (h->size == 0) return false;
+    int oi = 0, oj = 1, ni = 0, nj = 1;
+    while (ni < n && oi < on) {
+        int64_t np_ = nshape[ni], op = os[oi];
+        while (np_ != op) {
+            if (np_ < op) {
+                if (nj >= n) return false;
+                np_ *= nshape[nj++];
+            } else {
+                if (oj >= on) return false;
+                op *= os[oj++];
+            }
+        }
+        for (int k = oi; k < oj - 1; k++)
+            if (fortran ? ost[k + 1] != os[k] * ost[k] : ost[k] != os[k + 1] * ost[k + 1]) return false;
+        if (fortran) {
+            out[ni] = ost[oi];
+            for (int k = ni + 1; k < nj; k++) out[k] = out[k - 1] * nshape[k - 1];
+        } else {
+            out[nj - 1] = ost[oj - 1];
+            for (int k = nj - 1; k > ni; k--) out[k - 1] = out[k] * nshape[k];
+        }
+        ni = nj++;
+        oi = oj++;
+    }
+    /* trailing axes of length 1 */
+    int64_t last = ni >= 1 ? out[ni - 1] : (int64_t)nd_itemsize(h->dtype);
+    if (fortran && ni >= 1) last *= nshape[ni - 1];
+    for (int k = ni; k < n; k++) out[k] = last;
+    return true;
+}
+
+/* d.reshape(*shape, order='C'): a view, as Numba makes it: a contiguous
+** array takes the new shape's C (or F) strides over the same memory; a
+** strided one reshapes without a copy where numpy could, else raises. */
+static Value m_reshape(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    char order = order_arg(vm, kw_take(vm, kwargs, "order"));
+    if (kwargs && kwargs->count > 0) { /* Numba's dummy array words it so */
+        List *keys = list_new(vm, 0);
+        vm_push_root(vm, OBJ_VAL(keys));
+        int64_t pos = 0;
+        Value k, v;
+        while (dict_next(kwargs, &pos, &k, &v)) list_append(vm, keys, k);
+        vm_raise_kind(vm, TypeError, "unknown keyword arguments dict_keys(%s)", vm_repr(vm, OBJ_VAL(keys))->chars);
+    }
+    NDArray *h = dev_host(argv[0]);
+    const Value *items = argv + 1;
+    int64_t n = argc - 1;
+    if (n == 1 && (IS_TUPLE(vm, argv[1]) || IS_LIST(vm, argv[1]))) {
+        n = IS_TUPLE(vm, argv[1]) ? AS_TUPLE(argv[1])->len : AS_LIST(argv[1])->len;
+        items = IS_TUPLE(vm, argv[1]) ? AS_TUPLE(argv[1])->items : AS_LIST(argv[1])->items;
+    }
+    if (n > ND_MAXDIM)
+        vm_raise_kind(vm, ValueError, "maximum supported dimension for an ndarray is currently %d, found %lld",
+                      ND_MAXDIM, (long long)n);
+    int64_t shape[ND_MAXDIM], strides[ND_MAXDIM], known = 1, bytes = (int64_t)nd_itemsize(h->dtype);
+    int unknown = -1;
+    bool same = n == h->ndim;
+    for (int i = 0; i < n; i++) {
+        shape[i] = vm_to_index(vm, items[i]);
+        same = same && shape[i] == h->shape[i];
+        /* the strides must fit, even for a zero-sized shape (and then known cannot overflow) */
+        if (shape[i] > 0 && __builtin_mul_overflow(bytes, shape[i], &bytes))
+            vm_raise_kind(vm, ValueError, "array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.");
+        if (shape[i] >= 0) known *= shape[i];
+        else if (unknown < 0) unknown = i;
+        else vm_raise_kind(vm, ValueError, "can only specify one unknown dimension");
+    }
+    if (same) return dev_view(vm, argv[0], h->dtype, 0, h->ndim, h->shape, h->strides);
+    if (unknown >= 0) {
+        if (known == 0 || h->size % known) vm_raise_kind(vm, ValueError, "cannot infer valid shape for unknown dimension");
+        shape[unknown] = h->size / known;
+        known = h->size;
+    }
+    if (known != h->size) vm_raise_kind(vm, ValueError, "reshape changes the size of the array");
+    bool c = h->flags & ND_C_CONTIGUOUS, f = h->flags & ND_F_CONTIGUOUS;
+    if (order == 'A') order = f ? 'F' : 'C';
+    if (c || f) contiguous_strides((int)n, shape, nd_itemsize(h->dtype), order == 'F', strides);
+    else if (!nocopy_strides(h, (int)n, shape, order == 'F', strides))
+        vm_raise_kind(vm, NotImplementedError, "reshape would require copy");
+    return dev_view(vm, argv[0], h->dtype, 0, (int)n, shape, strides);
+}
+
+/* d.ravel(order='C', stream=0): a 1-d view of a contiguous array. */
+static Value m_ravel(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    Value orderv = kw_take(vm, kwargs, "order");
+    (void)kw_take(vm, kwargs, "stream");
+    kw_done(vm, "ravel", kwargs);
+    arg_count(vm, "ravel", argc, 1, 3);
+    if (argc >= 2) orderv = argv[1];
+    char order = order_arg(vm, orderv);
+    NDArray *h = dev_host(argv[0]);
+    bool c = h->flags & ND_C_CONTIGUOUS, f = h->flags & ND_F_CONTIGUOUS;
+    if (!((order != 'F' && c) || (order != 'C' && f)))
+        vm_raise_kind(vm, NotImplementedError, "ravel on non-contiguous array");
+    int64_t size = h->size, stride = (int64_t)nd_itemsize(h->dtype);
+    return dev_view(vm, argv[0], h->dtype, 0, 1, &size, &stride);
+}
+
+/* d.squeeze(axis=None, stream=0): a view without the axes of length 1. */
+static Value m_squeeze(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    Value axis = kw_take(vm, kwargs, "axis");
+    (void)kw_take(vm, kwargs, "stream");
+    kw_done(vm, "squeeze", kwargs);
+    arg_count(vm, "squeeze", argc, 1, 3);
+    if (argc >= 2) axis = argv[1];
+    NDArray *h = dev_host(argv[0]);
+    bool drop[ND_MAXDIM] = {false};
+    if (IS_EMPTY(axis) || IS_NONE(axis)) {
+        for (int i = 0; i < h->ndim; i++) drop[i] = h->shape[i] == 1;
+    } else {
+        const Value *items = &axis;
+        int64_t n = 1;
+        if (IS_TUPLE(vm, axis)) items = AS_TUPLE(axis)->items, n = AS_TUPLE(axis)->len;
+        for (int64_t k = 0; k < n; k++) {
+            int64_t ax = vm_to_index(vm, items[k]);
+            if (ax < -h->ndim || ax >= h->ndim) vm_raise_kind(vm, IndexError, "tuple index out of range");
+            if (ax < 0) ax += h->ndim;
+            if (h->shape[ax] != 1)
+                vm_raise_kind(vm, ValueError, "cannot select an axis to squeeze out which has size not equal to one");
+            drop[ax] = true;
+        }
+    }
+    int64_t shape[ND_MAXDIM], strides[ND_MAXDIM];
+    int nd = 0;
+    for (int i = 0; i < h->ndim; i++)
+        if (!drop[i]) shape[nd] = h->shape[i], strides[nd++] = h->strides[i];
+    return dev_view(vm, argv[0], h->dtype, 0, nd, shape, strides);
+}
+
+/* d.split(section, stream=0): consecutive views of section elements (the
+** last may be shorter) of a 1-d array with unit stride. */
+static Value m_split(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    (void)kw_take(vm, kwargs, "stream");
+    kw_done(vm, "split", kwargs);
+    arg_count(vm, "split", argc, 2, 3);
+    NDArray *h = dev_host(argv[0]);
+    int64_t section = arg_int(vm, "split", argv[1]);
+    if (h->ndim != 1) vm_raise_kind(vm, ValueError, "only support 1d array");
+    int64_t isz = (int64_t)nd_itemsize(h->dtype);
+    if (h->strides[0] != isz) vm_raise_kind(vm, ValueError, "only support unit stride");
+    if (section == 0) vm_raise_kind(vm, ZeroDivisionError, "float division by zero");
+    List *l = list_new(vm, 0);
+    vm_push_root(vm, OBJ_VAL(l));
+    for (int64_t begin = 0; section > 0 && begin < h->size; begin += section) { /* none when negative, as Numba */
+        int64_t len = h->size - begin < section ? h->size - begin : section;
+        list_append(vm, l, dev_view(vm, argv[0], h->dtype, begin * isz, 1, &len, &isz));
+    }
+    Value it = vm_iter(vm, OBJ_VAL(l)); /* Numba's is a generator */
+    vm_pop_roots(vm, 1);
+    return it;
+}
+
+/* d.transpose(axes=None), d.T: a new C-contiguous device array holding
+** the transpose of a 2-d array (Numba copies with a transpose kernel);
+** the identity permutation gives d itself. */
+static Value m_transpose(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    Value axes = kw_take(vm, kwargs, "axes");
+    kw_done(vm, "transpose", kwargs);
+    arg_count(vm, "transpose", argc, 1, 2);
+    if (argc >= 2) axes = argv[1];
+    NDArray *h = dev_host(argv[0]);
+    if (!IS_EMPTY(axes) && !IS_NONE(axes)) {
+        if (!IS_TUPLE(vm, axes) && !IS_LIST(vm, axes))
+            vm_raise_kind(vm, TypeError, "transpose(): axes must be a tuple or list, not '%s'", vm_type_name(vm, axes));
+        int64_t n = IS_TUPLE(vm, axes) ? AS_TUPLE(axes)->len : AS_LIST(axes)->len;
+        Value *items = IS_TUPLE(vm, axes) ? AS_TUPLE(axes)->items : AS_LIST(axes)->items;
+        bool identity = n == h->ndim, seen[ND_MAXDIM] = {false}, valid = n == h->ndim;
+        for (int64_t i = 0; i < n; i++) {
+            int64_t a = vm_to_index(vm, items[i]);
+            identity = identity && a == i;
+            if (a < 0 || a >= h->ndim || seen[a]) valid = false;
+            else seen[a] = true;
+        }
+        if (n > 0 && identity) return argv[0];
+        if (h->ndim == 2 && !valid)
+            vm_raise_kind(vm, ValueError, "invalid axes list %s", vm_repr(vm, IS_TUPLE(vm, axes) ? axes : OBJ_VAL(tuple_from_array(vm, (int)n, items)))->chars);
+    }
+    if (h->ndim != 2) vm_raise_kind(vm, NotImplementedError, "transposing a non-2D DeviceNDArray isn't supported");
+    int64_t shape[2] = {h->shape[1], h->shape[0]}, strides[2] = {h->strides[1], h->strides[0]};
+    GpuCuda *gpu = cuda_gpu(vm);
+    if (gpu) {
+        NDArray *all = to_host(vm, argv[0]);
+        vm_push_root(vm, OBJ_VAL(all));
+        int64_t tstrides[2] = {all->strides[1], all->strides[0]};
+        NDArray *t = nd_wrap(vm, all->dtype, all->data, 2, shape, tstrides, OBJ_VAL(all));
+        vm_push_root(vm, OBJ_VAL(t));
+        NDArray *c = nd_copy(vm, t);
+        vm_push_root(vm, OBJ_VAL(c));
+        Value r = gpu_array_new(vm, gpu, c, true);
+        vm_pop_roots(vm, 3);
+        return r;
+    }
+    NDArray *view = nd_wrap(vm, h->dtype, h->data, 2, shape, strides, as_dev(argv[0])->host);
+    vm_push_root(vm, OBJ_VAL(view));
+    NDArray *c = cpu_fenced(vm, new_array(vm, h->dtype, 2, shape, false, true), false);
+    vm_push_root(vm, OBJ_VAL(c));
+    cuda_copy_strided(c, view);
+    Value r = cuda_devarray_wrap(vm, c);
+    vm_pop_roots(vm, 2);
     return r;
 }
 
-static Value m_reshape(VM *vm, int argc, Value *argv, Dict *kwargs) {
-    kw_none(vm, "reshape", kwargs);
-    return forward_view(vm, "reshape", argc, argv);
+/* d.bind(stream=0): the same array with stream as its default stream. */
+static Value m_bind(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    Value stream = kw_take(vm, kwargs, "stream");
+    kw_done(vm, "bind", kwargs);
+    arg_count(vm, "bind", argc, 1, 2);
+    if (argc >= 2) stream = argv[1];
+    if (IS_EMPTY(stream)) stream = INT_VAL(0);
+    (void)cuda_stream_of(vm, stream); /* checks it */
+    NDArray *h = dev_host(argv[0]);
+    Value v = dev_view(vm, argv[0], h->dtype, 0, h->ndim, h->shape, h->strides);
+    as_dev(v)->stream = stream;
+    return v;
 }
 
-static Value m_ravel(VM *vm, int argc, Value *argv, Dict *kwargs) {
-    kw_none(vm, "ravel", kwargs);
-    return forward_view(vm, "ravel", argc, argv);
+/* d.getitem(item, stream=0), d.setitem(key, value, stream=0): indexing
+** with a stream (gpy's copies are synchronous). */
+static Value m_getitem(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    (void)kw_take(vm, kwargs, "stream");
+    kw_done(vm, "getitem", kwargs);
+    arg_count(vm, "getitem", argc, 2, 3);
+    return dev_getitem(vm, argv[0], argv[1]);
+}
+
+static Value m_setitem(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    (void)kw_take(vm, kwargs, "stream");
+    kw_done(vm, "setitem", kwargs);
+    arg_count(vm, "setitem", argc, 3, 4);
+    dev_setitem(vm, argv[0], argv[1], argv[2]);
+    return NONE_VAL;
+}
+
+/* d.__array__(dtype=None, copy=None): np.array(d) / np.asarray(d) copy to the host, as in Numba. */
+static Value m_array(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    Value dtype = kw_take(vm, kwargs, "dtype");
+    Value copy = kw_take(vm, kwargs, "copy");
+    kw_done(vm, "__array__", kwargs);
+    arg_count(vm, "__array__", argc, 1, 3);
+    if (argc >= 2) dtype = argv[1];
+    if (argc >= 3) copy = argv[2];
+    if (IS_BOOL(copy) && !AS_BOOL(copy))
+        vm_raise_kind(vm, ValueError, "`copy=False` is not supported. A copy is always created.");
+    Value host = m_copy_to_host(vm, 1, argv, NULL);
+    if (IS_EMPTY(dtype) || IS_NONE(dtype)) return host;
+    vm_push_root(vm, host);
+    Value r = vm_call_method(vm, host, cstr_name(vm, "astype"), 1, &dtype);
+    vm_pop_roots(vm, 1);
+    return r;
+}
+
+/* IPC shares an allocation with another process: the CPU device's memory
+** is the process's own, and gpy does not call cuIpc* on a GPU. */
+static _Noreturn void no_ipc(VM *vm) {
+    vm_raise_kind(vm, NotImplementedError, "CUDA IPC is not supported by gpy (%s)",
+                  cuda_gpu(vm) ? "gpy does not use the driver's cuIpc* calls"
+                               : "the CPU device's memory cannot be shared with another process");
+}
+
+static Value m_get_ipc_handle(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    (void)argv;
+    arg_count(vm, "get_ipc_handle", argc, 1, 1);
+    kw_none(vm, "get_ipc_handle", kwargs);
+    no_ipc(vm);
+}
+
+Value cuda_f_open_ipc_array(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    (void)argc, (void)argv, (void)kwargs;
+    no_ipc(vm);
+}
+
+/* cuda.mapped_array_like(ary, stream=0, portable=False, wc=False) and
+** cuda.pinned_array_like(ary): the shape, dtype and order of ary. */
+static Value host_array_like(VM *vm, const char *fname, HostKind kind, int argc, Value *argv, Dict *kwargs) {
+    arg_count(vm, fname, argc, 1, kind == HOST_MAPPED ? 4 : 1);
+    NDArray *src = cuda_array_of(vm, argv[0]);
+    if (!src) vm_raise_kind(vm, TypeError, "%s() needs an array, not '%s'", fname, vm_type_name(vm, argv[0]));
+    bool fortran = !(src->flags & ND_C_CONTIGUOUS) && (src->flags & ND_F_CONTIGUOUS);
+    Value args[3] = {int_tuple(vm, src->ndim, src->shape), NONE_VAL, NONE_VAL};
+    vm_push_root(vm, args[0]);
+    args[1] = nd_dtype_object(vm, src->dtype);
+    vm_push_root(vm, args[1]);
+    args[2] = STR_VAL(str_cstr(vm, fortran ? "F" : "C"));
+    vm_push_root(vm, args[2]);
+    Value r = host_array(vm, fname, kind, 3, args, kwargs);
+    vm_pop_roots(vm, 3);
+    return r;
+}
+
+Value cuda_f_mapped_array_like(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    return host_array_like(vm, "mapped_array_like", HOST_MAPPED, argc, argv, kwargs);
+}
+
+Value cuda_f_pinned_array_like(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    return host_array_like(vm, "pinned_array_like", HOST_PINNED, argc, argv, kwargs);
 }
 
 void cuda_array_init(VM *vm, CudaState *st) {
@@ -1104,6 +1543,15 @@ void cuda_array_init(VM *vm, CudaState *st) {
     type_add_method(vm, t, "is_f_contiguous", m_is_f_contiguous);
     type_add_method(vm, t, "reshape", m_reshape);
     type_add_method(vm, t, "ravel", m_ravel);
+    type_add_method(vm, t, "view", m_view);
+    type_add_method(vm, t, "squeeze", m_squeeze);
+    type_add_method(vm, t, "split", m_split);
+    type_add_method(vm, t, "transpose", m_transpose);
+    type_add_method(vm, t, "bind", m_bind);
+    type_add_method(vm, t, "getitem", m_getitem);
+    type_add_method(vm, t, "setitem", m_setitem);
+    type_add_method(vm, t, "get_ipc_handle", m_get_ipc_handle);
+    type_add_method(vm, t, "__array__", m_array);
     st->t_devarray = t;
     t = type_new_builtin(vm, "_HostMemory", vm->t_object, 0);
     t->finalize = hostbuf_finalize;

@@ -19,9 +19,11 @@
 ** types (table lookups for scalars and arrays) and compares pointers.
 */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../vm/bigint.h"
 #include "complex_num.h"
 #include "cuda_priv.h"
 #include "signals.h"
@@ -69,6 +71,7 @@ typedef struct Launch {
     uint32_t grid[3], block[3];
     size_t dyn_shared;
     Value stream;  /* the 3rd item of the configuration, or NONE */
+    bool empty;    /* k.forall(0): launches nothing, as in Numba */
 } Launch;
 
 static Dispatcher *as_disp(Value v) { return (Dispatcher *)AS_OBJ(v); }
@@ -525,29 +528,61 @@ static void kernel_output(const char *text, size_t len, void *ctx) {
     vm->config.write(vm->api, text, len, vm->config.user_data);
 }
 
-/* A launch dimension: an int or a tuple of 1–3 ints, each ≥ 1. */
+/* Whether v is an integer as numbers.Integral sees it (int, bool, numpy ints). */
+static bool integral(VM *vm, Value v) {
+    if (bigint_is_anyint(vm, v)) return true;
+    int dt = numpy_scalar_dtype(vm, v);
+    return dt >= 0 && !nd_is_float((NDType)dt) && dt != ND_BOOL;
+}
+
+/* "[1, 2, 3, 4]": the items of a launch dimension as Numba lists them in its errors. */
+static const char *dims_repr(VM *vm, int n, const Value *items, char *buf, size_t size) {
+    List *l = list_new(vm, n);
+    vm_push_root(vm, OBJ_VAL(l));
+    for (int i = 0; i < n; i++) list_append(vm, l, items[i]);
+    snprintf(buf, size, "%s", vm_repr(vm, OBJ_VAL(l))->chars);
+    vm_pop_roots(vm, 1);
+    return buf;
+}
+
+/* Raises what cuLaunchKernel returns for a configuration it refuses, as Numba shows it. */
+static _Noreturn void invalid_launch(VM *vm, const char *fmt, ...) {
+    char why[256], msg[384];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    snprintf(msg, sizeof msg, "[1] Call to cuLaunchKernel results in CUDA_ERROR_INVALID_VALUE: %s", why);
+    cuda_raise_status(vm, CUDA_ERROR_INVALID_VALUE, msg);
+}
+
+/* A launch dimension: an int or a sequence of up to 3 integers (missing
+** ones are 1), with Numba's errors (normalize_kernel_dimensions); values
+** the driver would refuse raise as its refusal does. */
 static void parse_dim3(VM *vm, Value v, uint32_t out[3], const char *what) {
     out[0] = out[1] = out[2] = 1;
     int64_t vals[3] = {1, 1, 1};
-    int n = 1;
-    if (IS_INTLIKE(v)) {
-        vals[0] = AS_INTLIKE(v);
-    } else if (IS_TUPLE(vm, v) || IS_LIST(vm, v)) {
-        int64_t len = IS_TUPLE(vm, v) ? AS_TUPLE(v)->len : AS_LIST(v)->len;
-        Value *items = IS_TUPLE(vm, v) ? AS_TUPLE(v)->items : AS_LIST(v)->items;
-        if (len < 1 || len > 3) vm_raise_kind(vm, ValueError, "%s must have 1 to 3 dimensions, got %lld", what, (long long)len);
-        n = (int)len;
-        for (int i = 0; i < n; i++) vals[i] = vm_to_index(vm, items[i]);
-    } else {
-        int dt = numpy_scalar_dtype(vm, v);
-        if (dt < 0 || nd_is_float((NDType)dt) || dt == ND_BOOL)
-            vm_raise_kind(vm, TypeError, "%s must be an int or a tuple of ints, not '%s'", what, vm_type_name(vm, v));
-        vals[0] = vm_to_index(vm, v);
+    const Value *items = &v;
+    int64_t n = 1;
+    if (IS_TUPLE(vm, v) || IS_LIST(vm, v)) {
+        n = IS_TUPLE(vm, v) ? AS_TUPLE(v)->len : AS_LIST(v)->len;
+        items = IS_TUPLE(vm, v) ? AS_TUPLE(v)->items : AS_LIST(v)->items;
+    }
+    char buf[256];
+    if (n > 3)
+        vm_raise_kind(vm, ValueError, "%s must be a sequence of 1, 2 or 3 integers, got %s", what,
+                      dims_repr(vm, (int)(n < 16 ? n : 16), items, buf, sizeof buf));
+    for (int i = 0; i < n; i++)
+        if (!integral(vm, items[i]))
+            vm_raise_kind(vm, TypeError, "%s must be a sequence of integers, got %s", what,
+                          dims_repr(vm, (int)n, items, buf, sizeof buf));
+    for (int i = 0; i < n; i++) { /* numpy integers through int() */
+        Value x = items[i];
+        vals[i] = vm_to_index(vm, bigint_is_anyint(vm, x) ? x : vm_call(vm, OBJ_VAL(vm->t_int), 1, &x));
     }
     for (int i = 0; i < 3; i++) {
-        if (vals[i] < 1)
-            vm_raise_kind(vm, ValueError, "%s must be positive in every dimension, got %lld", what, (long long)vals[i]);
-        if (vals[i] > 0x7fffffff) vm_raise_kind(vm, ValueError, "%s is too large: %lld", what, (long long)vals[i]);
+        if (vals[i] < 1) invalid_launch(vm, "%s must be positive in every dimension, got %lld", what, (long long)vals[i]);
+        if (vals[i] > 0x7fffffff) invalid_launch(vm, "%s is too large: %lld", what, (long long)vals[i]);
         out[i] = (uint32_t)vals[i];
     }
 }
@@ -556,13 +591,14 @@ static void parse_dim3(VM *vm, Value v, uint32_t out[3], const char *what) {
 static void check_limits(VM *vm, const Launch *l) {
     uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
     if (l->block[0] > 1024 || l->block[1] > 1024 || l->block[2] > 64 || threads > 1024)
-        vm_raise_kind(vm, ValueError, "blockdim (%u, %u, %u) exceeds the limits of a block (1024 threads; z ≤ 64)",
-                      l->block[0], l->block[1], l->block[2]);
-    if (l->grid[0] > 0x7fffffff) vm_raise_kind(vm, ValueError, "griddim is too large: %u", l->grid[0]);
+        invalid_launch(vm, "blockdim (%u, %u, %u) exceeds the limits of a block (1024 threads; z ≤ 64)", l->block[0],
+                       l->block[1], l->block[2]);
+    if (l->grid[0] > 0x7fffffff) invalid_launch(vm, "griddim is too large: %u", l->grid[0]);
     if (l->grid[1] > 65535 || l->grid[2] > 65535)
-        vm_raise_kind(vm, ValueError, "griddim (%u, %u, %u): y and z must be at most 65535", l->grid[0], l->grid[1],
-                      l->grid[2]);
+        invalid_launch(vm, "griddim (%u, %u, %u): y and z must be at most 65535", l->grid[0], l->grid[1], l->grid[2]);
 }
+
+static Value disp_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs);
 
 static Value disp_getitem(VM *vm, Value self, Value key) {
     Dispatcher *d = as_disp(self);
@@ -572,6 +608,7 @@ static Value disp_getitem(VM *vm, Value self, Value key) {
         vm_raise_kind(vm, ValueError,
                       "launch configuration must be [blocks_per_grid, threads_per_block(, stream(, shared_bytes))]");
     Tuple *t = AS_TUPLE(key);
+    if (IS_NONE(t->items[0]) || IS_NONE(t->items[1])) disp_call(vm, self, 0, NULL, NULL);
     Launch *l = gc_alloc_obj(vm, cuda_state(vm)->t_launch, sizeof(Launch));
     l->disp = self;
     l->stream = t->len >= 3 ? t->items[2] : NONE_VAL;
@@ -706,6 +743,7 @@ static bool launch_is_narrow(VM *vm, Launch *l, int argc, Value *argv) {
 ** replaced by conv (an object carrying __cuda_array_interface__ becomes a
 ** device array viewing its memory, as Numba does). */
 static Value launch_run(VM *vm, Launch *l, int argc, Value *argv) {
+    if (l->empty) return NONE_VAL;
     Dispatcher *d = as_disp(l->disp);
     CudaState *st = vm->cuda;
     Proto *p = disp_fn(d)->proto;
@@ -828,7 +866,7 @@ void cuda_launch(VM *vm, Value kernel, const uint32_t grid[3], const uint32_t bl
     Launch l = {.disp = kernel, .stream = stream, .dyn_shared = shared_bytes};
     for (int i = 0; i < 3; i++) {
         if (!grid[i] || !block[i])
-            vm_raise_kind(vm, ValueError, "%s must be positive in every dimension, got 0", !grid[i] ? "griddim" : "blockdim");
+            invalid_launch(vm, "%s must be positive in every dimension, got 0", !grid[i] ? "griddim" : "blockdim");
         l.grid[i] = grid[i];
         l.block[i] = block[i];
     }
@@ -1019,20 +1057,28 @@ static Value m_inspect_types(VM *vm, int argc, Value *argv, Dict *kwargs) {
     return NONE_VAL;
 }
 
-/* k.forall(ntasks): a 1-D launch configuration covering ntasks threads. */
+/* k.forall(ntasks, tpb=0, stream=0, sharedmem=0): a 1-D launch
+** configuration covering ntasks threads (128 per block unless tpb says). */
 static Value m_forall(VM *vm, int argc, Value *argv, Dict *kwargs) {
-    (void)kw_take(vm, kwargs, "tpb");
-    (void)kw_take(vm, kwargs, "stream");
-    (void)kw_take(vm, kwargs, "sharedmem");
+    Value tpbv = kw_take(vm, kwargs, "tpb");
+    Value stream = kw_take(vm, kwargs, "stream");
+    Value shared = kw_take(vm, kwargs, "sharedmem");
     kw_done(vm, "forall", kwargs);
-    arg_count(vm, "forall", argc, 2, 2);
+    arg_count(vm, "forall", argc, 2, 5);
+    if (argc >= 3) tpbv = argv[2];
+    if (argc >= 4) stream = argv[3];
+    if (argc >= 5) shared = argv[4];
     int64_t n = arg_int(vm, "forall", argv[1]);
-    if (n < 1) vm_raise_kind(vm, ValueError, "forall(): ntasks must be positive");
-    int64_t tpb = 128, blocks = (n + tpb - 1) / tpb;
-    Value items[2] = {INT_VAL(blocks), INT_VAL(tpb)};
-    Tuple *key = tuple_from_array(vm, 2, items);
+    if (n < 0) vm_raise_kind(vm, ValueError, "Can't create ForAll with negative task count: %lld", (long long)n);
+    int64_t tpb = IS_EMPTY(tpbv) ? 0 : arg_int(vm, "forall", tpbv);
+    if (tpb == 0) tpb = 128;
+    int64_t blocks = n ? (n + tpb - 1) / tpb : 1;
+    Value items[4] = {INT_VAL(blocks), INT_VAL(tpb), IS_EMPTY(stream) ? INT_VAL(0) : stream,
+                      IS_EMPTY(shared) ? INT_VAL(0) : shared};
+    Tuple *key = tuple_from_array(vm, 4, items);
     vm_push_root(vm, OBJ_VAL(key));
     Value l = disp_getitem(vm, argv[0], OBJ_VAL(key));
+    ((Launch *)AS_OBJ(l))->empty = n == 0;
     vm_pop_roots(vm, 1);
     return l;
 }

@@ -9,6 +9,8 @@
 **   cuda_dispatch.c  @cuda.jit dispatchers: signatures, the compile cache,
 **                    argument marshalling, launch on the CPU device or GPU
 **   cuda_ufunc.c     numba.vectorize and cuda.reduce (gpy source generating kernels)
+**   cuda_context.c   current_context(), cuda.gpus.current and `with cuda.gpus[i]`,
+**                    external/legacy/per-thread streams, pinned/mapped/defer_cleanup
 ** Nothing outside stdlib/cuda*.c includes this header (api/ uses cuda_embed.h).
 */
 #ifndef GPY_STDLIB_CUDA_PRIV_H
@@ -55,6 +57,10 @@ typedef struct CudaState {
     ** on the launch path: [dtype][ndim][layout C=0 / A=1] */
     const JType *scalar_types[ND__COUNT];
     const JType *array_types[ND__COUNT][8][2];
+    Type *t_context;          /* cuda.current_context() (cuda_context.c) */
+    Type *t_ctxmgr;           /* cuda.pinned(), cuda.mapped(), cuda.defer_cleanup() */
+    int gpus_stack[16];       /* `with cuda.gpus[i]:` the devices to restore on exit */
+    int gpus_depth;
 } CudaState;
 
 /* The state, created on first use (the module types are made there). */
@@ -69,6 +75,11 @@ GpuCuda *cuda_gpu(VM *vm);
 _Noreturn void cuda_raise_status(VM *vm, int status, const char *msg);
 /* The CUstream of a stream argument (a Stream, 0 or None → the default). */
 CUstream cuda_stream_of(VM *vm, Value v);
+/* A stream object for a handle gpy did not create (cuda.c). */
+Value cuda_stream_from_handle(VM *vm, uintptr_t handle, bool external);
+/* cuda_context.c: adds current_context, list_devices, external_stream, pinned,
+** ... to the module m, `current` to cuda.gpus and `with` to its devices. */
+void cuda_context_init(VM *vm, CudaState *st, Module *m);
 /* Makes sure the cuda free hook runs before the jit's (see cuda.c). */
 void cuda_hook_order(VM *vm);
 
@@ -88,6 +99,7 @@ typedef struct DevArray {
     uint32_t gen;      /* CudaState.gen when allocated */
     bool borrowed;     /* GPU owner of memory gpy did not allocate (cuda_devarray_external): never freed */
     struct DevArray *prev, *next; /* GPU owners: CudaState.allocations */
+    Value stream;      /* d.bind(stream): the array's default stream (EMPTY: 0) */
 } DevArray;
 void cuda_array_init(VM *vm, CudaState *st);
 /* A device array holding a (no copy). */
@@ -129,6 +141,9 @@ Value cuda_f_managed_array(VM *vm, int argc, Value *argv, Dict *kwargs);
 Value cuda_f_as_cuda_array(VM *vm, int argc, Value *argv, Dict *kwargs);
 Value cuda_f_from_cuda_array_interface(VM *vm, int argc, Value *argv, Dict *kwargs);
 Value cuda_f_is_cuda_array(VM *vm, int argc, Value *argv, Dict *kwargs);
+Value cuda_f_mapped_array_like(VM *vm, int argc, Value *argv, Dict *kwargs);
+Value cuda_f_pinned_array_like(VM *vm, int argc, Value *argv, Dict *kwargs);
+Value cuda_f_open_ipc_array(VM *vm, int argc, Value *argv, Dict *kwargs);
 
 /* ---- cuda_dispatch.c ---- */
 void cuda_dispatch_init(VM *vm, CudaState *st);

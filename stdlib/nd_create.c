@@ -105,6 +105,14 @@ NDArray *nd_array_from(VM *vm, Value v, int dt, bool copy) {
         nd_cast1(r->dtype, r->data, s->dtype, &s->v);
         return r;
     }
+    /* numpy's __array__ protocol (device arrays copy themselves to the host) */
+    if (IS_OBJ(v) && !IS_LIST(vm, v) && !IS_TUPLE(vm, v)) {
+        Value conv = vm_getattr_opt(vm, v, cstr_name(vm, "__array__"));
+        if (!IS_EMPTY(conv)) {
+            Value r = vm_call(vm, conv, 0, NULL);
+            if (nd_check(vm, r)) return nd_array_from(vm, r, dt, false);
+        }
+    }
     Discover d;
     d.dt = -1;
     find_shape(vm, v, &d);

@@ -116,12 +116,22 @@ grep -q "^gpy runs kernels on CUDA device 0" "$tmp/devices.out" || fail "devices
 GPY_LIBCUDA="$lib" "$GPY" --version | grep -q "device: CUDA device 0: gpy fake device" || fail "--version with a GPU"
 GPY_DEVICE=cpu "$GPY" --version | grep -q "device: gpy CPU device" || fail "--version with GPY_DEVICE=cpu"
 
+# ---- the runtime API: context memory info, streams, `with cuda.gpus[i]`, device views and copies
+run runtime "$T/runtime_api.gpy" FAKE_CUDA_DEVICES=2 || { cat "$tmp/runtime.err"; fail "runtime_api.gpy"; }
+[ "$(grep -c '^launch' "$tmp/runtime.log")" -eq 3 ] || fail "runtime_api: expected 3 launches (legacy, per-thread, default streams)"
+GPY_DEVICE=cpu timeout 60 "$GPY" "$T/runtime_api.gpy" >"$tmp/runtime_cpu.out" 2>&1 || fail "runtime_api.gpy on the CPU device"
+diff <(sed '12,13d;17d' "$tmp/runtime.out") <(sed '12,13d;17d' "$tmp/runtime_cpu.out") || fail "runtime_api: CPU and CUDA outputs differ"
+sed -n '12,13p;17p' "$tmp/runtime.out" >"$tmp/runtime.out.gpu"; mv "$tmp/runtime.out.gpu" "$tmp/runtime.out"
+expect runtime "2 0
+inside 1
+this device array belongs to a CUDA context that was reset or replaced"
+
 # ---- errors: out of memory (after a collection), limits before the driver
 run errors "$T/errors.gpy" FAKE_CUDA_MEMORY=4000000 || { cat "$tmp/errors.err"; fail "errors.gpy"; }
 expect errors "40 allocations of 2 MB in 4 MB
 CudaAPIError: CUDA_ERROR_OUT_OF_MEMORY: out of memory (allocating 8000000 bytes of device memory)
-ValueError: blockdim (2048, 1, 1) exceeds the limits of a block (1024 threads; z ≤ 64)
-ValueError: blockdim (32, 32, 2) exceeds the limits of a block (1024 threads; z ≤ 64)
+CudaAPIError: [1] Call to cuLaunchKernel results in CUDA_ERROR_INVALID_VALUE: blockdim (2048, 1, 1) exceeds the limits of a block (1024 threads; z ≤ 64)
+CudaAPIError: [1] Call to cuLaunchKernel results in CUDA_ERROR_INVALID_VALUE: blockdim (32, 32, 2) exceeds the limits of a block (1024 threads; z ≤ 64)
 6
 ValueError: launch of kernel 'inc' failed: kernel 'inc_kernel_$(grep -o 'inc_kernel_[0-9a-f]*' "$tmp/errors.out" | head -1 | sed 's/inc_kernel_//')': 200000 bytes of shared memory per block (0 static + 200000 dynamic) exceed the device's limit of 166912
 0.0

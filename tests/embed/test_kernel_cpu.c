@@ -118,11 +118,11 @@ int main(void) {
     CHECK_OK(vm, gpy_set_float(vm, 4, 0.5));
     GpyLaunch bad = {.grid = {1}, .block = {2048}, .stream = -1};
     CHECK(gpy_launch(vm, 1, &bad, 2, 4) == GPY_RUNTIME_ERROR);
-    CHECK_STR(gpy_error_type(vm), "ValueError");
-    CHECK_STR(gpy_error_message(vm), "blockdim (2048, 1, 1) exceeds the limits of a block (1024 threads; z \xe2\x89\xa4 64)");
+    CHECK_STR(gpy_error_type(vm), "CudaAPIError");
+    CHECK_STR(gpy_error_message(vm), "[1] Call to cuLaunchKernel results in CUDA_ERROR_INVALID_VALUE: blockdim (2048, 1, 1) exceeds the limits of a block (1024 threads; z \xe2\x89\xa4 64)");
     GpyLaunch tall = {.grid = {1, 70000}, .block = {1}, .stream = -1};
     CHECK(gpy_launch(vm, 1, &tall, 2, 4) == GPY_RUNTIME_ERROR);
-    CHECK_STR(gpy_error_message(vm), "griddim (1, 70000, 1): y and z must be at most 65535");
+    CHECK_STR(gpy_error_message(vm), "[1] Call to cuLaunchKernel results in CUDA_ERROR_INVALID_VALUE: griddim (1, 70000, 1): y and z must be at most 65535");
     GpyLaunch badstream = {.grid = {1}, .block = {1}, .stream = 5}; /* slot 5 holds the int 1000 */
     CHECK(gpy_launch(vm, 1, &badstream, 2, 4) == GPY_RUNTIME_ERROR);
     CHECK_STR(gpy_error_message(vm), "expected a CUDA stream (cuda.stream()) or 0, not 'int'");
