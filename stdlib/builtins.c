@@ -848,6 +848,12 @@ static bool isinstance_rec(VM *vm, Value obj, Value cls, int depth) {
             if (isinstance_rec(vm, obj, t->items[i], depth + 1)) return true;
         return false;
     }
+    /* an object whose class defines __instancecheck__ (typing.List ...) */
+    Value check = IS_OBJ(cls) ? type_lookup(vm, vm_typeof(vm, cls), str_cstr(vm, "__instancecheck__")) : EMPTY_VAL;
+    if (!IS_EMPTY(check)) {
+        Value args[2] = {cls, obj};
+        return vm_truthy(vm, vm_call(vm, check, 2, args));
+    }
     vm_raise_kind(vm, TypeError, "isinstance() arg 2 must be a type, a tuple of types, or a union");
 }
 
@@ -865,6 +871,11 @@ static bool issubclass_rec(VM *vm, Type *c, Value cls, int depth) {
         for (int64_t i = 0; i < t->len; i++)
             if (issubclass_rec(vm, c, t->items[i], depth + 1)) return true;
         return false;
+    }
+    Value check = IS_OBJ(cls) ? type_lookup(vm, vm_typeof(vm, cls), str_cstr(vm, "__subclasscheck__")) : EMPTY_VAL;
+    if (!IS_EMPTY(check)) {
+        Value args[2] = {cls, OBJ_VAL(c)};
+        return vm_truthy(vm, vm_call(vm, check, 2, args));
     }
     vm_raise_kind(vm, TypeError, "issubclass() arg 2 must be a class, a tuple of classes, or a union");
 }

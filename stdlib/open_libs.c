@@ -21,6 +21,7 @@ void stdlib_open_libs(VM *vm) {
     cuda_register_modules(vm);
     module_register_native(vm, "cmath", stdlib_cmath);
     json_register(vm);
+    gpy_modules_register(vm);
     warnings_register(vm);
     gc_module_register(vm);
     unicodedata_register(vm);

@@ -25,6 +25,8 @@ void cuda_register_modules(VM *vm);
 void warnings_register(VM *vm);
 /* stdlib/gc_module.c: registers the gc module */
 void gc_module_register(VM *vm);
+/* stdlib/gpy_modules.c: registers the modules written in gpy (typing ...) */
+void gpy_modules_register(VM *vm);
 /* stdlib/json.c: registers json, json.decoder, json.encoder */
 void json_register(VM *vm);
 /* stdlib/unicodedata.c: registers the unicodedata module */

@@ -463,7 +463,9 @@ static NOINLINE Value build_class(VM *vm, Frame *frame, Value *ra, int nbases, i
         vm_raise_kind(vm, SystemError, "BUILD_CLASS without a body function");
     Function *body = (Function *)AS_OBJ(ra[0]);
     Str *name = IS_STR(vm, ra[1]) ? AS_STR(ra[1]) : body->name;
-    Tuple *bases = tuple_from_array(vm, nbases, ra + 2);
+    Tuple *orig_bases = tuple_from_array(vm, nbases, ra + 2);
+    vm_push_root(vm, OBJ_VAL(orig_bases));
+    Tuple *bases = class_mro_entries(vm, orig_bases); /* Generic[T] and friends stand for classes */
     vm_push_root(vm, OBJ_VAL(bases));
     Dict *kw = nkw ? interp_kwargs_dict(vm, AS_TUPLE(ra[2 + nbases]), ra + 3 + nbases, nkw) : NULL;
     vm_push_root(vm, kw ? OBJ_VAL(kw) : NONE_VAL);
@@ -475,6 +477,7 @@ static NOINLINE Value build_class(VM *vm, Frame *frame, Value *ra, int nbases, i
     if (!IS_EMPTY(modname)) dict_set_str(vm, ns, vm->sym_module, modname);
     Str *qn = body->qualname ? body->qualname : body->proto->qualname ? body->proto->qualname : name;
     dict_set_str(vm, ns, vm->sym_qualname, STR_VAL(qn));
+    if (bases != orig_bases) dict_set_cstr(vm, ns, "__orig_bases__", OBJ_VAL(orig_bases));
 
     Proto *p = body->proto;
     Value *nb = vm->stack_top;
@@ -487,7 +490,7 @@ static NOINLINE Value build_class(VM *vm, Frame *frame, Value *ra, int nbases, i
     vm_push_root(vm, r);
     Value cls = class_build(vm, meta, name, bases, ns, kw);
     if (IS_OBJ(r) && AS_OBJ(r)->type == vm->t_cell) ((Cell *)AS_OBJ(r))->value = cls;
-    vm_pop_roots(vm, 5);
+    vm_pop_roots(vm, 6);
     return cls;
 }
 

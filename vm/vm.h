@@ -599,6 +599,8 @@ Value class_new(VM *vm, Str *name, Tuple *bases, Dict *ns);
 ** metaclass (*meta, keyword "metaclass" taken out of kwargs) and returns the
 ** namespace (its __prepare__); class_build makes the class from it. */
 Dict *class_prepare(VM *vm, Value *meta, Str *name, Tuple *bases, Dict *kwargs);
+/* class_mro_entries.c: the bases with each __mro_entries__ applied (PEP 560); bases itself when none has one */
+Tuple *class_mro_entries(VM *vm, Tuple *bases);
 Value class_build(VM *vm, Value meta, Str *name, Tuple *bases, Dict *ns, Dict *kwargs);
 /* A builtin type opts in to subclassing by class statements (list, int ...):
 ** instances of such subclasses carry the builtin value and a __dict__.
