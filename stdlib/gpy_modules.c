@@ -5,6 +5,8 @@
 */
 #include "stdlib_priv.h"
 
+#include "copy_gpy.h"
+#include "dataclasses_gpy.h"
 #include "typing_gpy.h"
 
 static Module *gpy_module(VM *vm, const char *name, const char *source, size_t len) {
@@ -20,8 +22,12 @@ static Module *gpy_module(VM *vm, const char *name, const char *source, size_t l
 #define GPY_MODULE(name) \
     static Module *open_##name(VM *vm) { return gpy_module(vm, #name, name##_source, sizeof name##_source - 1); }
 
+GPY_MODULE(copy)
+GPY_MODULE(dataclasses)
 GPY_MODULE(typing)
 
 void gpy_modules_register(VM *vm) {
+    module_register_native(vm, "copy", open_copy);
+    module_register_native(vm, "dataclasses", open_dataclasses);
     module_register_native(vm, "typing", open_typing);
 }

@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 
 #include "vm.h"
+#include "container.h"
 #include "complex_num.h"
 
 #define STACK_VALUES ((size_t)1 << 22) /* 64 MiB of address space; pages are touched lazily */
@@ -145,6 +146,9 @@ static void init_all(VM *vm, void *ud) {
     error_init(vm);
     module_init(vm);
     bytes_init(vm);
+    /* list.__hash__ is None, as in Python: what the unhashable builtins show */
+    for (int32_t i = 0; i < vm->nbuiltin_types; i++)
+        if (vm->builtin_types[i]->hash == ctr_unhashable) dict_set_str(vm, vm->builtin_types[i]->dict, intern(vm, "__hash__"), NONE_VAL);
 
     int argc = vm->config.argc;
     vm->sys_argv = list_new(vm, argc > 0 ? argc : 1);
