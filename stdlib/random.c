@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "bytes.h"
+#include "bigint.h"
 #include "stdlib_priv.h"
 
 #include "mt19937.h"
@@ -212,6 +213,99 @@ static int64_t randbelow(Rng *r, int64_t n) {
     return (int64_t)v;
 }
 
+/* getrandbits(k) of any size, as CPython builds it: 32-bit words from the
+** least significant up, the last one keeping its top k % 32 bits. */
+static Value getrandbits_value(VM *vm, Rng *r, int64_t k) {
+    if (k <= 64) {
+        uint64_t v = getrandbits_u(r, (int)k);
+        return v <= (uint64_t)INT64_MAX ? INT_VAL((int64_t)v) : bigint_from_u64(vm, v, false);
+    }
+    Value acc = INT_VAL(0);
+    for (int64_t shift = 0; k > 0; shift += 32, k -= 32) {
+        uint32_t w = mt_next(r);
+        if (k < 32) w >>= (32 - k);
+        vm_push_root(vm, acc);
+        Value part = vm_binop(vm, BINOP_LSHIFT, INT_VAL(w), INT_VAL(shift));
+        vm_push_root(vm, part);
+        acc = vm_binop(vm, BINOP_OR, acc, part);
+        vm_pop_roots(vm, 2);
+    }
+    return acc;
+}
+
+/* An int argument of any size: ints and bools, integral floats (3.11
+** still takes them), or __index__. */
+static Value index_value(VM *vm, Value v) {
+    if (IS_BOOL(v)) return INT_VAL(AS_BOOL(v));
+    if (bigint_is_anyint(vm, v)) return v;
+    if (IS_FLOAT(v)) {
+        double d = AS_FLOAT(v);
+        if (isinf(d)) vm_raise_kind(vm, OverflowError, "cannot convert float infinity to integer");
+        if (isnan(d)) vm_raise_kind(vm, ValueError, "cannot convert float NaN to integer");
+        if (d != floor(d)) vm_raise_kind(vm, ValueError, "non-integer arg 1 for randrange()");
+        return bigint_from_double(vm, d);
+    }
+    Value m = vm_getattr_opt(vm, v, str_cstr(vm, "__index__"));
+    if (IS_EMPTY(m))
+        vm_raise_kind(vm, TypeError, "'%s' object cannot be interpreted as an integer", vm_type_name(vm, v));
+    return vm_call(vm, m, 0, NULL);
+}
+
+/* _randbelow(n) for an int n > 0 of any size */
+static Value randbelow_value(VM *vm, Rng *r, Value n) {
+    int64_t small;
+    if (bigint_to_int64(vm, n, &small)) return INT_VAL(randbelow(r, small));
+    int64_t k = bigint_bit_length(vm, n);
+    for (;;) {
+        Value v = getrandbits_value(vm, r, k);
+        if (bigint_cmp(vm, v, n) < 0) return v;
+    }
+}
+
+/* randrange past int64 (big arguments, or a width that does not fit):
+** CPython's randrange line by line, on ints of any size. */
+static Value randrange_big(VM *vm, Rng *r, Value start, Value stop, Value step) {
+    Value istart = index_value(vm, start), istop = index_value(vm, stop);
+    Value values[5] = {istart, istop, NONE_VAL, NONE_VAL, NONE_VAL};
+    for (int i = 0; i < 2; i++) vm_push_root(vm, values[i]);
+    Value width = vm_binop(vm, BINOP_SUB, istop, istart);
+    vm_push_root(vm, width);
+    Value istep = IS_EMPTY(step) ? INT_VAL(1) : index_value(vm, step);
+    vm_push_root(vm, istep);
+    Value result;
+    if (IS_INT(istep) && AS_INT(istep) == 1) {
+        if (bigint_sign(vm, width) <= 0) {
+            Str *a = vm_str(vm, istart), *b = vm_str(vm, istop), *c = vm_str(vm, width);
+            vm_raise_kind(vm, ValueError, "empty range for randrange() (%s, %s, %s)", a->chars, b->chars, c->chars);
+        }
+        Value below = randbelow_value(vm, r, width);
+        vm_push_root(vm, below);
+        result = vm_binop(vm, BINOP_ADD, istart, below);
+        vm_pop_roots(vm, 1);
+    } else {
+        int sign = bigint_sign(vm, istep);
+        if (sign == 0) vm_raise_kind(vm, ValueError, "zero step for randrange()");
+        /* n = (width + istep - 1) // istep, or + 1 for a negative step */
+        Value t = vm_binop(vm, BINOP_ADD, width, istep);
+        vm_push_root(vm, t);
+        t = vm_binop(vm, BINOP_SUB, t, INT_VAL(sign > 0 ? 1 : -1));
+        vm_push_root(vm, t);
+        Value n = vm_binop(vm, BINOP_FLOORDIV, t, istep);
+        vm_push_root(vm, n);
+        if (bigint_sign(vm, n) <= 0) vm_raise_kind(vm, ValueError, "empty range for randrange()");
+        Value below = randbelow_value(vm, r, n);
+        vm_push_root(vm, below);
+        Value off = vm_binop(vm, BINOP_MUL, istep, below);
+        vm_push_root(vm, off);
+        result = vm_binop(vm, BINOP_ADD, istart, off);
+        vm_pop_roots(vm, 5);
+    }
+    vm_pop_roots(vm, 4);
+    return result;
+}
+
+static bool is_big(VM *vm, Value v) { return bigint_is(vm, v); }
+
 /* Integer argument of randrange: ints, or floats equal to an int (3.11
 ** still accepts them, with a DeprecationWarning). */
 static int64_t range_arg(VM *vm, Value v, const char *what) {
@@ -342,10 +436,7 @@ static Value op_getrandbits(VM *vm, Rng *r, int argc, Value *argv, Dict *kwargs)
     if (argc != 1) vm_raise_kind(vm, TypeError, "getrandbits() takes exactly one argument (%d given)", argc);
     int64_t k = vm_to_index(vm, argv[0]);
     if (k < 0) vm_raise_kind(vm, ValueError, "number of bits must be non-negative");
-    if (k > 64) vm_raise_kind(vm, OverflowError, "integer overflow");
-    uint64_t v = getrandbits_u(r, (int)k);
-    if (v > (uint64_t)INT64_MAX) vm_raise_kind(vm, OverflowError, "integer overflow");
-    return INT_VAL((int64_t)v);
+    return getrandbits_value(vm, r, k);
 }
 
 /* randbytes(n) is CPython's getrandbits(n * 8).to_bytes(n, 'little'):
@@ -366,10 +457,30 @@ static Value op_randbytes(VM *vm, Rng *r, int argc, Value *argv, Dict *kwargs) {
     return OBJ_VAL(b);
 }
 
+/* Whether randrange's int64 path can answer: no big argument, and a
+** width that fits (the step-1 case of randint(0, 2**63 - 1) does not). */
+static bool randrange_small(VM *vm, Value start, Value stop, Value step) {
+    if (is_big(vm, start) || is_big(vm, stop) || is_big(vm, step)) return false;
+    if (!IS_INT(start) || !IS_INT(stop)) return true; /* floats and None: the int64 path's errors */
+    __int128 width = (__int128)AS_INT(stop) - AS_INT(start);
+    return width <= INT64_MAX && width >= -INT64_MAX;
+}
+
 static Value op_randrange(VM *vm, Rng *r, int argc, Value *argv, Dict *kwargs) {
     static const char *const names[] = {"start", "stop", "step"};
     Value a[3];
     take_args(vm, "randrange", argc, argv, kwargs, 3, names, 1, a);
+    bool no_stop = IS_EMPTY(a[1]) || IS_NONE(a[1]);
+    if (!randrange_small(vm, a[0], no_stop ? INT_VAL(0) : a[1], a[2])) {
+        if (no_stop) {
+            if (!IS_EMPTY(a[2]) && !(IS_INT(a[2]) && AS_INT(a[2]) == 1))
+                vm_raise_kind(vm, TypeError, "Missing a non-None stop argument");
+            Value n = index_value(vm, a[0]);
+            if (bigint_sign(vm, n) <= 0) vm_raise_kind(vm, ValueError, "empty range for randrange()");
+            return randbelow_value(vm, r, n);
+        }
+        return randrange_big(vm, r, a[0], a[1], a[2]);
+    }
     return INT_VAL(randrange(vm, r, a[0], a[1], a[2]));
 }
 
@@ -377,8 +488,15 @@ static Value op_randint(VM *vm, Rng *r, int argc, Value *argv, Dict *kwargs) {
     static const char *const names[] = {"a", "b"};
     Value a[2];
     take_args(vm, "randint", argc, argv, kwargs, 2, names, 2, a);
+    if (is_big(vm, a[0]) || is_big(vm, a[1]) || (IS_INT(a[1]) && AS_INT(a[1]) == INT64_MAX) ||
+        (IS_INT(a[0]) && IS_INT(a[1]) && !randrange_small(vm, a[0], INT_VAL(AS_INT(a[1]) + 1), EMPTY_VAL))) {
+        Value stop = vm_binop(vm, BINOP_ADD, index_value(vm, a[1]), INT_VAL(1));
+        vm_push_root(vm, stop);
+        Value v = randrange_big(vm, r, a[0], stop, EMPTY_VAL);
+        vm_pop_roots(vm, 1);
+        return v;
+    }
     int64_t hi = range_arg(vm, a[1], "stop");
-    if (hi == INT64_MAX) vm_raise_kind(vm, OverflowError, "integer overflow");
     return INT_VAL(randrange(vm, r, a[0], INT_VAL(hi + 1), EMPTY_VAL));
 }
 
