@@ -384,6 +384,7 @@ static const JType *subscript_expr(Pass *p, AstNode *n) {
         return inf_unknown(p, n, "unknown subscripted value");
     }
     if (base->kind == JK_ARRAY) {
+        if (inf_has_slice(idx)) return inf_slice_expr(p, n, base); /* a view: infer_slice.c */
         int ni = inf_array_index(p, n, base, idx, true);
         if (!ni) return inf_unknown(p, n, "unknown index");
         inf_info(p, n)->op_type = NULL;

@@ -121,6 +121,15 @@ Resolved inf_resolve_global(Pass *p, const AstNode *at, const char *name);
 Resolved inf_module_attr(Pass *p, const AstNode *at, const JType *bt, const JInfo *bi, const char *attr);
 const JType *inf_apply(Pass *p, const AstNode *n, Resolved r);
 
+/* ---- infer_iter.c: for loops over arrays, tuples, enumerate(), zip(),
+** literal_unroll(); false for a plain range(...) (the caller's path). Sets
+** *item to the target's type (NULL: unknown in this pass). */
+bool inf_for_iter(Pass *p, AstNode *s, const JType **item);
+
+/* ---- infer_slice.c: a[1:5], a[i, ::2] ... (views) */
+bool inf_has_slice(const AstNode *idx);
+const JType *inf_slice_expr(Pass *p, AstNode *n, const JType *base);
+
 /* ---- small helpers: the scalar type of kind k, kind predicates */
 static inline VM *VMOF(Pass *p) { return p->c->vm; }
 static inline const JType *S(Pass *p, JKind k) { return jt_scalar(VMOF(p), k); }

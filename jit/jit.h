@@ -139,6 +139,8 @@ typedef enum JBuiltin {
     JB_COMPLEX,                       /* complex(re[, im]) → complex128 */
     JB_CMATH_EXP, JB_CMATH_LOG, JB_CMATH_SQRT, /* cmath on complex (or real) → complex */
     JB_CMATH_PHASE,                   /* cmath.phase → the part's float type */
+    JB_ENUMERATE, JB_ZIP, JB_LITERAL_UNROLL, /* iterables of a for loop (type JK_RANGE; jit/infer_iter.c) */
+    JB_ARRAY_SLICE,                   /* AST_SUBSCRIPT with slices: a view (jit/infer_slice.c) */
     JB__COUNT
 } JBuiltin;
 

@@ -632,6 +632,7 @@ static LLVMValueRef lower_subscript(Lower *L, AstNode *n, JInfo *info) {
         char tb[128];
         lower_fail(L, n, "cannot index %s", jt_name(vt, tb, sizeof tb));
     }
+    if (info->builtin == JB_ARRAY_SLICE) return lower_slice(L, n, v, vt, info->type); /* lower_slice.c */
     LLVMValueRef vals[32];
     const JType *types[32];
     bool nonneg[32];

@@ -53,6 +53,8 @@ static void assign(Lower *L, AstNode *target, LLVMValueRef v, const JType *vt) {
     }
 }
 
+void lower_assign(Lower *L, AstNode *target, LLVMValueRef v, const JType *vt) { assign(L, target, v, vt); }
+
 static void lower_augassign(Lower *L, AstNode *s) {
     JInfo *info = lower_info(L, s);
     AstNode *target = s->u.augassign.target;
@@ -185,6 +187,7 @@ LLVMValueRef lower_range_cond(Lower *L, LLVMValueRef c, LLVMValueRef stop, LLVMV
 /* for target in range(...): Python's semantics (any step sign; zero
 ** iterations leave the target unchanged; it keeps its last value). */
 static void lower_for(Lower *L, AstNode *s) {
+    if (lower_for_iter(L, s)) return; /* arrays, tuples, enumerate, zip: lower_iter.c */
     AstNode *iter = s->u.for_.iter;
     AstList *args = &iter->u.call.args;
     const JType *i64 = jt_scalar(L->vm, JK_INT64);

@@ -242,6 +242,15 @@ LLVMValueRef lower_launch(Lower *L, AstNode *call, JInfo *info);
 
 /* ---- lower_stmt.c ---- */
 void lower_body(Lower *L, AstList *body);
+/* Stores v (of type vt) into an assignment target (a name, element or tuple). */
+void lower_assign(Lower *L, AstNode *target, LLVMValueRef v, const JType *vt);
+
+/* ---- lower_iter.c: for loops over arrays, tuples, enumerate, zip,
+** literal_unroll; false for range(...) (lower_stmt.c's loop) ---- */
+bool lower_for_iter(Lower *L, AstNode *s);
+
+/* ---- lower_slice.c: the view a[1:5, i, ::2] (n) of array value arr of type at ---- */
+LLVMValueRef lower_slice(Lower *L, AstNode *n, LLVMValueRef arr, const JType *at, const JType *rt);
 
 /* ---- lower_builtin.c ---- */
 LLVMValueRef lower_builtin_call(Lower *L, AstNode *call, JInfo *info);

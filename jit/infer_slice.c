@@ -1,0 +1,76 @@
+/*
+** infer_slice.c — basic slicing of arrays in kernels: a[1:5], a[::2],
+** a[i, :], a[:, j], a[::-1, 1:3] ... give views (no copy), as in Numba.
+** Integer indices drop their dimension, slices keep it; dimensions left
+** out are taken whole. The view's layout follows Numba's rule, so types
+** print as Numba prints them: a C array stays C when every index but the
+** last given is an integer and the last is an integer or a slice without
+** a step; anything else is 'A' (any strides). lower_slice.c builds the view.
+*/
+#include "infer_priv.h"
+
+bool inf_has_slice(const AstNode *idx) {
+    if (idx->kind == AST_SLICE) return true;
+    if (idx->kind != AST_TUPLE) return false;
+    for (int k = 0; k < idx->u.seq.elts.len; k++)
+        if (idx->u.seq.elts.items[k]->kind == AST_SLICE) return true;
+    return false;
+}
+
+/* One bound or step of a slice: absent, None, or an integer. */
+static bool slice_part(Pass *p, AstNode *x) {
+    if (!x) return true;
+    if (x->kind == AST_NONE) {
+        inf_set_type(p, x, S(p, JK_NONE));
+        return true;
+    }
+    const JType *t = inf_value(p, x);
+    if (!t) return false;
+    if (!is_intlike(t)) inf_fail(p, x, "slice indices must be integers or None, not %s", tname(t));
+    return true;
+}
+
+static bool has_step(const AstNode *s) { return s->u.slice.step && s->u.slice.step->kind != AST_NONE; }
+
+const JType *inf_slice_expr(Pass *p, AstNode *n, const JType *base) {
+    AstNode *idx = n->u.subscript.index;
+    AstNode *one[1] = {idx};
+    AstNode **items = idx->kind == AST_TUPLE ? idx->u.seq.elts.items : one;
+    int count = idx->kind == AST_TUPLE ? idx->u.seq.elts.len : 1;
+    if (count > base->ndim) inf_fail(p, n, "too many indices for %s: got %d", tname(base), count);
+    bool known = true;
+    int ndim = base->ndim;
+    for (int k = 0; k < count; k++) {
+        AstNode *x = items[k];
+        if (x->kind == AST_SLICE) {
+            known &= slice_part(p, x->u.slice.lower);
+            known &= slice_part(p, x->u.slice.upper);
+            known &= slice_part(p, x->u.slice.step);
+            int64_t st;
+            if (has_step(x) && inf_const_int(p, x->u.slice.step, &st) && st == 0)
+                inf_fail(p, x, "slice step cannot be zero");
+            inf_set_type(p, x, S(p, JK_NONE)); /* no value of its own */
+            continue;
+        }
+        const JType *t = inf_value(p, x);
+        if (!t) {
+            known = false;
+            continue;
+        }
+        if (!jt_is_int(t)) inf_fail(p, x, "cannot index %s with %s", tname(base), tname(t));
+        ndim--;
+    }
+    if (!known) return inf_unknown(p, n, "unknown index");
+    char layout = 'A';
+    if (base->layout == 'C') {
+        layout = 'C';
+        for (int k = 0; k < count; k++) {
+            bool last = k == count - 1;
+            if (items[k]->kind == AST_SLICE && (!last || has_step(items[k]))) layout = 'A';
+        }
+    }
+    JInfo *i = inf_info(p, n);
+    i->builtin = JB_ARRAY_SLICE;
+    i->op_type = NULL;
+    return inf_set_type(p, n, jt_array(VMOF(p), base->dtype, ndim, layout));
+}

@@ -1,0 +1,2 @@
+/* placeholder */
+#include "target.h"
