@@ -341,11 +341,17 @@ static void stmt(Pass *p, AstNode *s) {
         if (s->u.annassign.value) assign_target(p, s->u.annassign.target, inf_value(p, s->u.annassign.value));
         return;
     case AST_AUGASSIGN: augassign_stmt(p, s); return;
-    case AST_IF:
+    case AST_IF: {
+        int known = inf_static_condition(p, s->u.if_.test); /* `x is None`: one branch (infer_is.c) */
+        if (known >= 0) {
+            stmts(p, known ? &s->u.if_.body : &s->u.if_.orelse);
+            return;
+        }
         inf_condition(p, s->u.if_.test);
         stmts(p, &s->u.if_.body);
         stmts(p, &s->u.if_.orelse);
         return;
+    }
     case AST_WHILE:
         if (s->u.while_.orelse.len) inf_fail(p, s, "while ... else is not supported in kernels");
         inf_condition(p, s->u.while_.test);
@@ -389,7 +395,10 @@ static void stmt(Pass *p, AstNode *s) {
 }
 
 static void stmts(Pass *p, AstList *l) {
-    for (int k = 0; k < l->len; k++) stmt(p, l->items[k]);
+    for (int k = 0; k < l->len; k++) {
+        stmt(p, l->items[k]);
+        if (inf_static_exit(p, l->items[k])) break; /* `if x is None: return`: the rest cannot run */
+    }
 }
 /* ----------------------------------------------------- specializations */
 
@@ -521,7 +530,7 @@ static FuncX *new_func(Ctx *c, Pass *caller, AstNode *at, Function *fn, int narg
         if (argtypes[i] && type_depth(argtypes[i]) > MAX_TUPLE_DEPTH)
             inf_fail(caller ? caller : p, caller ? at : f->def, "argument %d of '%s' nests tuples too deeply", i + 1,
                      f->name);
-        if (!argtypes[i] || !inf_is_value_type(argtypes[i]))
+        if (!argtypes[i] || (!inf_is_value_type(argtypes[i]) && !inf_is_static_arg(argtypes[i], is_kernel)))
             inf_fail(p, f->def, "argument %d has type %s, which kernels cannot take", i + 1,
                      argtypes[i] ? tname(argtypes[i]) : "?");
         add_local(p, ps->params[i].name);

@@ -240,6 +240,7 @@ static const JType *unary_expr(Pass *p, AstNode *n) {
 
 /* a < b < c: bool, each comparison computed in the unified operand type. */
 static const JType *compare_expr(Pass *p, AstNode *n) {
+    if (inf_is_compare(n)) return inf_is_expr(p, n); /* infer_is.c */
     int nc = n->u.compare.comparators.len;
     JInfo *i = inf_info(p, n);
     if (!i->cmp_types) i->cmp_types = inf_alloc(p, (size_t)(nc ? nc : 1) * sizeof *i->cmp_types);

@@ -130,6 +130,20 @@ bool inf_for_iter(Pass *p, AstNode *s, const JType **item);
 bool inf_has_slice(const AstNode *idx);
 const JType *inf_slice_expr(Pass *p, AstNode *n, const JType *base);
 
+/* ---- infer_is.c: `a is b`; an if whose test is decided at compile time */
+bool inf_is_compare(const AstNode *n);
+const JType *inf_is_expr(Pass *p, AstNode *n);
+int inf_static_condition(Pass *p, AstNode *test); /* 1 / 0; -1: decided at run time */
+/* Whether statement s is an if decided at compile time whose live branch
+** ends in return / break / continue (so the statements after it never run). */
+bool inf_static_exit(Pass *p, AstNode *s);
+/* A device function's argument: a value, None, a device function or a
+** dtype (compile-time values: each specializes the callee). */
+const JType *inf_device_arg(Pass *p, AstNode *a);
+/* Whether a parameter may have type t though it is no value: None (kernels
+** too), functions and dtypes (device functions). */
+bool inf_is_static_arg(const JType *t, bool is_kernel);
+
 /* ---- small helpers: the scalar type of kind k, kind predicates */
 static inline VM *VMOF(Pass *p) { return p->c->vm; }
 static inline const JType *S(Pass *p, JKind k) { return jt_scalar(VMOF(p), k); }

@@ -141,8 +141,13 @@ typedef enum JBuiltin {
     JB_CMATH_PHASE,                   /* cmath.phase → the part's float type */
     JB_ENUMERATE, JB_ZIP, JB_LITERAL_UNROLL, /* iterables of a for loop (type JK_RANGE; jit/infer_iter.c) */
     JB_ARRAY_SLICE,                   /* AST_SUBSCRIPT with slices: a view (jit/infer_slice.c) */
+    JB_IS,                            /* AST_COMPARE `a is b` / `a is not b`: JInfo.shape[0] is a JitIs,
+                                         shape[1] 1 for `is not` (jit/infer_is.c) */
     JB__COUNT
 } JBuiltin;
+
+/* How `a is b` is decided (JB_IS): at compile time, by ==, or by view identity. */
+typedef enum JitIs { IS_FALSE, IS_TRUE, IS_EQUAL, IS_SAME_VIEW } JitIs;
 
 /* What inference knows about one AST node. */
 typedef struct JInfo {

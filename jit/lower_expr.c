@@ -735,7 +735,7 @@ LLVMValueRef lower_expr(Lower *L, AstNode *n) {
     }
     case AST_UNARYOP: return lower_unary(L, n, info);
     case AST_BOOLOP: return lower_boolop(L, n, info);
-    case AST_COMPARE: return lower_compare(L, n, info);
+    case AST_COMPARE: return info->builtin == JB_IS ? lower_is(L, n, info) : lower_compare(L, n, info);
     case AST_IFEXP: return lower_ifexp(L, n, info);
     case AST_CALL:
         if (info->builtin == JB_DEVICE_CALL) return lower_device_call(L, n, info);

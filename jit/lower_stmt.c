@@ -11,6 +11,7 @@ void lower_body(Lower *L, AstList *body) {
     for (int i = 0; i < body->len; i++) {
         lower_open_block(L);
         lower_stmt(L, body->items[i]);
+        if (lower_static_exit(L, body->items[i])) break; /* the rest was not typed: it cannot run */
     }
 }
 
@@ -92,6 +93,11 @@ static LLVMValueRef cond_of(Lower *L, AstNode *test) {
 }
 
 static void lower_if(Lower *L, AstNode *s) {
+    int known = lower_static_condition(L, s->u.if_.test); /* `x is None`: only the live branch was typed */
+    if (known >= 0) {
+        lower_body(L, known ? &s->u.if_.body : &s->u.if_.orelse);
+        return;
+    }
     LLVMValueRef c = cond_of(L, s->u.if_.test);
     LLVMBasicBlockRef bt = LLVMAppendBasicBlockInContext(L->C, L->fn, "then");
     LLVMBasicBlockRef bf = LLVMAppendBasicBlockInContext(L->C, L->fn, "else");

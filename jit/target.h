@@ -249,6 +249,11 @@ void lower_assign(Lower *L, AstNode *target, LLVMValueRef v, const JType *vt);
 ** literal_unroll; false for range(...) (lower_stmt.c's loop) ---- */
 bool lower_for_iter(Lower *L, AstNode *s);
 
+/* ---- lower_is.c: `a is b` (JB_IS); a test decided at compile time: 1 / 0, else -1 ---- */
+LLVMValueRef lower_is(Lower *L, AstNode *n, JInfo *info);
+int lower_static_condition(Lower *L, AstNode *test);
+bool lower_static_exit(Lower *L, AstNode *s); /* an if decided at compile time whose live branch exits */
+
 /* ---- lower_slice.c: the view a[1:5, i, ::2] (n) of array value arr of type at ---- */
 LLVMValueRef lower_slice(Lower *L, AstNode *n, LLVMValueRef arr, const JType *at, const JType *rt);
 

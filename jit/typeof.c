@@ -10,6 +10,7 @@
 #include "complex_num.h"
 
 const JType *jt_of_value(VM *vm, Value v, char *err, size_t errsize) {
+    if (IS_NONE(v)) return jt_scalar(vm, JK_NONE); /* Numba's none: no parameters; `x is None` folds */
     if (IS_BOOL(v)) return jt_scalar(vm, JK_BOOL);
     if (IS_INT(v)) return jt_scalar(vm, JK_INT64);
     if (IS_FLOAT(v)) return jt_scalar(vm, JK_FLOAT64);

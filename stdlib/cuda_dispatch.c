@@ -512,6 +512,7 @@ static bool marshal_value(VM *vm, const JType *t, Value v, Marshal *m, char *err
             if (!marshal_value(vm, t->elems[i], AS_TUPLE(v)->items[i], m, err, errsize)) return false;
         return true;
     }
+    if (t->kind == JK_NONE && IS_NONE(v)) return true; /* None: no parameters */
     snprintf(err, errsize, "unsupported kernel argument type");
     return false;
 }
