@@ -451,8 +451,9 @@ static const JType *print_call(Pass *p, AstNode *n) {
         }
         const JType *t = inf_value(p, a);
         if (!t) return inf_unknown(p, n, "unknown argument type");
-        if (!jt_is_scalar(t))
-            inf_fail(p, a, "print() in kernels takes numbers and constant strings, got %s", tname(t));
+        if (!jt_is_scalar(t) && !inf_printable_tuple(t))
+            inf_fail(p, a, "print() in kernels takes numbers, tuples of numbers and constant strings, got %s",
+                     tname(t));
     }
     JInfo *i = inf_info(p, n);
     i->builtin = JB_PRINT;

@@ -28,3 +28,10 @@ bool inf_is_static_arg(const JType *t, bool is_kernel) {
     if (t->kind == JK_NONE) return true;
     return !is_kernel && (t->kind == JK_FUNCTION || t->kind == JK_DTYPE);
 }
+
+bool inf_printable_tuple(const JType *t) {
+    if (t->kind != JK_TUPLE) return false;
+    for (int k = 0; k < t->n; k++)
+        if (!jt_is_scalar(t->elems[k]) && !inf_printable_tuple(t->elems[k])) return false;
+    return true;
+}

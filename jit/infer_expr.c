@@ -439,6 +439,11 @@ static const JType *attribute_expr(Pass *p, AstNode *n) {
         }
         inf_fail(p, n, "array attribute '%s' is not supported in kernels", attr);
     }
+    if (bt->kind == JK_TUPLE && jt_tuple_field(bt, attr) >= 0) { /* a namedtuple's field: lower_expr reads the item */
+        i->builtin = JB_TUPLE_FIELD;
+        i->shape[0] = jt_tuple_field(bt, attr);
+        return inf_set_type(p, n, bt->elems[i->shape[0]]);
+    }
     if (jt_is_complex(bt) && (strcmp(attr, "real") == 0 || strcmp(attr, "imag") == 0)) {
         i->builtin = attr[0] == 'r' ? JB_COMPLEX_REAL : JB_COMPLEX_IMAG;
         return inf_set_type(p, n, S(p, bt->kind == JK_COMPLEX64 ? JK_FLOAT32 : JK_FLOAT64));

@@ -47,7 +47,8 @@ typedef struct JType {
     const struct JType **elems; /* JK_TUPLE */
     Function *fn;             /* JK_FUNCTION: the Python function of the device function */
     const char *path;         /* JK_MODULE: normalized dotted path: "math", "cuda", "cuda.threadIdx",
-                                 "cuda.shared", "cuda.atomic", "numpy" */
+                                 "cuda.shared", "cuda.atomic", "numpy"; JK_TUPLE of a namedtuple:
+                                 "Name:field1,field2" (NULL for plain tuples) */
 } JType;
 
 /* Types are interned per VM (pointer equality is type equality). Scalars and
@@ -56,6 +57,13 @@ const JType *jt_scalar(VM *vm, JKind k);
 const JType *jt_array(VM *vm, NDType dtype, int ndim, char layout);
 const JType *jt_tuple(VM *vm, int n, const JType *const *elems);
 const JType *jt_dtype(VM *vm, NDType dtype);
+/* A namedtuple's type: a tuple whose path is spec, "Name:field1,field2"
+** (jit/typeof_named.c makes it; attribute access reads the fields). */
+const JType *jt_named_tuple(VM *vm, int n, const JType *const *elems, const char *spec);
+/* The type of namedtuple v (NULL when v is none; a message in err when it
+** cannot be passed), and the index of field attr of such a type (-1). */
+const JType *jt_of_namedtuple(VM *vm, Value v, char *err, size_t errsize);
+int jt_tuple_field(const JType *t, const char *attr);
 const JType *jt_function(VM *vm, Function *fn);
 const JType *jt_module(VM *vm, const char *path);
 /* Numba's spelling: "float32", "int64", "array(float32, 1d, C)",
@@ -141,6 +149,7 @@ typedef enum JBuiltin {
     JB_CMATH_PHASE,                   /* cmath.phase → the part's float type */
     JB_ENUMERATE, JB_ZIP, JB_LITERAL_UNROLL, /* iterables of a for loop (type JK_RANGE; jit/infer_iter.c) */
     JB_ARRAY_SLICE,                   /* AST_SUBSCRIPT with slices: a view (jit/infer_slice.c) */
+    JB_TUPLE_FIELD,                   /* p.x of a namedtuple: item JInfo.shape[0] (jit/typeof_named.c) */
     JB_IS,                            /* AST_COMPARE `a is b` / `a is not b`: JInfo.shape[0] is a JitIs,
                                          shape[1] 1 for `is not` (jit/infer_is.c) */
     JB__COUNT

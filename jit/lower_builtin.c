@@ -501,6 +501,10 @@ static void lower_print(Lower *L, AstNode *n) {
         }
         const JType *t = lower_info(L, a)->type;
         LLVMValueRef v = lower_expr(L, a);
+        if (t->kind == JK_TUPLE) { /* "(1, 2.500000)": lower_print_tuple.c */
+            lower_print_tuple(L, v, t, fmt, &fl, sizeof fmt, slots, &ns, 32, a);
+            continue;
+        }
         const char *spec;
         if (t->kind == JK_BOOL) {
             LLVMValueRef yes = cstring(L, "True", 5), no = cstring(L, "False", 6);

@@ -743,6 +743,8 @@ LLVMValueRef lower_expr(Lower *L, AstNode *n) {
         return lower_builtin_call(L, n, info);
     case AST_ATTRIBUTE:
         if (info->builtin == JB_CONST) return lower_const(L, info->constant, t, n);
+        if (info->builtin == JB_TUPLE_FIELD) /* a namedtuple's field */
+            return LLVMBuildExtractValue(L->B, lower_expr(L, n->u.attr.value), (unsigned)info->shape[0], "");
         if (info->builtin != JB_NONE) return lower_builtin_attr(L, n, info);
         if (!lower_type(L, t)) return NULL;
         lower_fail(L, n, "unsupported attribute '%s'", n->u.attr.attr);

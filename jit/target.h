@@ -254,6 +254,11 @@ LLVMValueRef lower_is(Lower *L, AstNode *n, JInfo *info);
 int lower_static_condition(Lower *L, AstNode *test);
 bool lower_static_exit(Lower *L, AstNode *s); /* an if decided at compile time whose live branch exits */
 
+/* ---- lower_print_tuple.c: appends tuple t's text to print()'s format and
+** its numbers to the slots ---- */
+void lower_print_tuple(Lower *L, LLVMValueRef v, const JType *t, char *fmt, size_t *fl, size_t cap,
+                       LLVMValueRef *slots, int *ns, int max, const AstNode *at);
+
 /* ---- lower_slice.c: the view a[1:5, i, ::2] (n) of array value arr of type at ---- */
 LLVMValueRef lower_slice(Lower *L, AstNode *n, LLVMValueRef arr, const JType *at, const JType *rt);
 

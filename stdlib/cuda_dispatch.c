@@ -504,6 +504,7 @@ static bool marshal_value(VM *vm, const JType *t, Value v, Marshal *m, char *err
         return true;
     }
     if (t->kind == JK_TUPLE) {
+        if (t->path) v = class_unbox(vm, v); /* a namedtuple: its tuple */
         if (!IS_TUPLE(vm, v) || AS_TUPLE(v)->len != t->n) {
             snprintf(err, errsize, "expected a tuple of %d elements, got '%s'", t->n, vm_type_name(vm, v));
             return false;
