@@ -146,6 +146,10 @@ bool inf_is_static_arg(const JType *t, bool is_kernel);
 /* A tuple print() can write: numbers and tuples of them (infer_device_args.c). */
 bool inf_printable_tuple(const JType *t);
 
+/* ---- infer_globals.c: a device array captured as a global (by address, as
+** Numba does; host arrays are frozen as constants instead) */
+bool inf_device_global(Pass *p, const AstNode *at, Value v, const char *path, Resolved *r);
+
 /* ---- small helpers: the scalar type of kind k, kind predicates */
 static inline VM *VMOF(Pass *p) { return p->c->vm; }
 static inline const JType *S(Pass *p, JKind k) { return jt_scalar(VMOF(p), k); }

@@ -52,6 +52,7 @@ static LLVMValueRef const_global_array(Lower *L, Value v, const JType *t, const 
 }
 
 LLVMValueRef lower_const(Lower *L, Value v, const JType *t, const AstNode *at) {
+    if (t->kind == JK_ARRAY && lower_is_device_global(L, v)) return lower_device_global(L, v, t, at); /* lower_globals.c */
     if (t->kind == JK_ARRAY) return const_global_array(L, v, t, at);
     if (t->kind == JK_TUPLE) {
         if (!IS_TUPLE(L->vm, v) || AS_TUPLE(v)->len != t->n) lower_fail(L, at, "bad tuple constant");

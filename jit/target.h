@@ -259,6 +259,10 @@ bool lower_static_exit(Lower *L, AstNode *s); /* an if decided at compile time w
 void lower_print_tuple(Lower *L, LLVMValueRef v, const JType *t, char *fmt, size_t *fl, size_t cap,
                        LLVMValueRef *slots, int *ns, int max, const AstNode *at);
 
+/* ---- lower_globals.c: a device array global, referenced by its address ---- */
+bool lower_is_device_global(Lower *L, Value v);
+LLVMValueRef lower_device_global(Lower *L, Value v, const JType *t, const AstNode *at);
+
 /* ---- lower_slice.c: the view a[1:5, i, ::2] (n) of array value arr of type at ---- */
 LLVMValueRef lower_slice(Lower *L, AstNode *n, LLVMValueRef arr, const JType *at, const JType *rt);
 

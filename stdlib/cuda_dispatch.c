@@ -184,12 +184,19 @@ static bool host_array_view(VM *vm, Value v, bool device, JitArrayView *out) {
     return true;
 }
 
+static bool host_device_array_address(VM *vm, Value v, uint64_t *gpu_addr) {
+    if (!cuda_is_devarray(vm, v)) return false;
+    *gpu_addr = (uint64_t)((DevArray *)AS_OBJ(v))->dptr;
+    return true;
+}
+
 const JitBinding cuda_jit_binding = {
     .array_view = host_array_view,
     .dtype_of = nd_dtype_try,
     .scalar_dtype = numpy_scalar_dtype,
     .dispatcher_function = cuda_dispatcher_function,
     .device_signatures_accept = cuda_device_signatures_accept,
+    .device_array_address = host_device_array_address,
 };
 
 /* ---------------------------------------------------------------- compile */
