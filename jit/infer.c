@@ -384,7 +384,7 @@ static void stmt(Pass *p, AstNode *s) {
     case AST_CLASSDEF: inf_fail(p, s, "class definitions are not supported in kernels");
     case AST_TRY: inf_fail(p, s, "try statements are not supported in kernels");
     case AST_WITH: inf_fail(p, s, "with statements are not supported in kernels");
-    case AST_RAISE: inf_fail(p, s, "raise is not supported in kernels");
+    case AST_RAISE: inf_raise_stmt(p, s); return; /* infer_raise.c */
     case AST_DELETE: inf_fail(p, s, "del is not supported in kernels");
     case AST_GLOBAL: inf_fail(p, s, "global declarations are not supported in kernels");
     case AST_NONLOCAL: inf_fail(p, s, "nonlocal declarations are not supported in kernels");

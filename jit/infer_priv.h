@@ -150,6 +150,9 @@ bool inf_printable_tuple(const JType *t);
 ** Numba does; host arrays are frozen as constants instead) */
 bool inf_device_global(Pass *p, const AstNode *at, Value v, const char *path, Resolved *r);
 
+/* ---- infer_raise.c: raise E / raise E("constant message") */
+void inf_raise_stmt(Pass *p, AstNode *s);
+
 /* ---- small helpers: the scalar type of kind k, kind predicates */
 static inline VM *VMOF(Pass *p) { return p->c->vm; }
 static inline const JType *S(Pass *p, JKind k) { return jt_scalar(VMOF(p), k); }

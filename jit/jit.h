@@ -281,6 +281,8 @@ typedef struct JitSite {
     int line;
     char array[64];   /* the array's name in the source ("a", or the expression) */
     char expr[128];   /* the source text of the access ("a[i, j]") */
+    Value exc_class;  /* a `raise` statement (jit/lower_raise.c): the exception class; else EMPTY */
+    char exc_msg[256]; /* its constant message ("" when none) */
 } JitSite;
 
 typedef struct JitOptions {

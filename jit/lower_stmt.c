@@ -284,6 +284,7 @@ static void lower_stmt(Lower *L, AstNode *s) {
         LLVMBuildBr(L->B, L->cont[L->nloops - 1]);
         return;
     case AST_RETURN: lower_return(L, s); return;
+    case AST_RAISE: lower_raise(L, s); return; /* lower_raise.c */
     default:
         lower_fail(L, s, "unsupported statement (%s) in a kernel", ast_kind_name(s->kind));
     }

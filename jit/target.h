@@ -234,6 +234,13 @@ void lower_debug_bounds(Lower *L, LLVMValueRef *idx, LLVMValueRef *raw, LLVMValu
                         const AstNode *node);
 /* Debug mode: after a device call, returns when an error was recorded. */
 void lower_debug_after_call(Lower *L);
+/* A new site for node (its id), and: record site and the thread (first
+** writer wins), then leave the function (lower_raise.c). */
+int lower_debug_site(Lower *L, const AstNode *node);
+void lower_debug_record_here(Lower *L, int site);
+
+/* ---- lower_raise.c: raise E(...) (infer_raise.c) ---- */
+void lower_raise(Lower *L, AstNode *s);
 
 /* ---- lower_launch.c ---- */
 /* child[grid, block](args) (JB_LAUNCH): PTX calls the CUDA device runtime;

@@ -672,6 +672,7 @@ static Value launch_gpu(VM *vm, Launch *l, Dispatcher *d, Spec *s, Marshal *m, i
         if (!status) status = gpu_cuda_memcpy_dtoh(vm->cuda->gpu, &rec, dbg, sizeof rec, err, sizeof err);
         if (status) cuda_raise_status(vm, status, err);
         char msg[1024];
+        cuda_raise_kernel_exception(vm, s->k, &rec); /* raise E(...) in the kernel: cuda_kernel_raise.c */
         if (compiler_debug_message(s->k, &rec, msg, sizeof msg)) vm_raise_kind(vm, IndexError, "%s", msg);
     }
     return NONE_VAL;
@@ -813,8 +814,10 @@ static Value launch_run(VM *vm, Launch *l, int argc, Value *argv) {
     if (rc != 0) vm_raise_kind(vm, RuntimeError, "launch of kernel '%s' failed: %s", disp_name(d), err);
     if (k->dbg_err && k->dbg_err->flag) { /* debug mode: an index was out of bounds */
         char msg[1024];
+        JitErrRecord rec = *k->dbg_err;
         compiler_debug_message(k, k->dbg_err, msg, sizeof msg);
         compiler_debug_reset(k);
+        cuda_raise_kernel_exception(vm, k, &rec); /* raise E(...) in the kernel: cuda_kernel_raise.c */
         vm_raise_kind(vm, IndexError, "%s", msg);
     }
     vm_pop_roots(vm, nconv);
