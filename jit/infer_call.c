@@ -477,6 +477,8 @@ const JType *inf_call_expr(Pass *p, AstNode *n) {
             return inf_set_type(p, n, zt);
         }
     }
+    const JType *mt;
+    if (inf_array_method(p, n, &mt)) return mt; /* a.reshape(...): infer_array_methods.c */
     const JType *ft = inf_expr(p, fnode);
     if (!ft) {
         for (int k = 0; k < n->u.call.args.len; k++) inf_expr(p, n->u.call.args.items[k]);

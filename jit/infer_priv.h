@@ -153,6 +153,9 @@ bool inf_device_global(Pass *p, const AstNode *at, Value v, const char *path, Re
 /* ---- infer_raise.c: raise E / raise E("constant message") */
 void inf_raise_stmt(Pass *p, AstNode *s);
 
+/* ---- infer_array_methods.c: a.reshape(...) / a.copy(); false when n is no array method call */
+bool inf_array_method(Pass *p, AstNode *n, const JType **out);
+
 /* ---- small helpers: the scalar type of kind k, kind predicates */
 static inline VM *VMOF(Pass *p) { return p->c->vm; }
 static inline const JType *S(Pass *p, JKind k) { return jt_scalar(VMOF(p), k); }

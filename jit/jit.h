@@ -149,6 +149,7 @@ typedef enum JBuiltin {
     JB_CMATH_PHASE,                   /* cmath.phase → the part's float type */
     JB_ENUMERATE, JB_ZIP, JB_LITERAL_UNROLL, /* iterables of a for loop (type JK_RANGE; jit/infer_iter.c) */
     JB_ARRAY_SLICE,                   /* AST_SUBSCRIPT with slices: a view (jit/infer_slice.c) */
+    JB_ARRAY_RESHAPE,                 /* a.reshape(shape): a C view (jit/infer_array_methods.c) */
     JB_TUPLE_FIELD,                   /* p.x of a namedtuple: item JInfo.shape[0] (jit/typeof_named.c) */
     JB_IS,                            /* AST_COMPARE `a is b` / `a is not b`: JInfo.shape[0] is a JitIs,
                                          shape[1] 1 for `is not` (jit/infer_is.c) */

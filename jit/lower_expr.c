@@ -740,6 +740,7 @@ LLVMValueRef lower_expr(Lower *L, AstNode *n) {
     case AST_CALL:
         if (info->builtin == JB_DEVICE_CALL) return lower_device_call(L, n, info);
         if (info->builtin == JB_LAUNCH) return lower_launch(L, n, info);
+        if (info->builtin == JB_ARRAY_RESHAPE) return lower_reshape(L, n, info); /* lower_reshape.c */
         return lower_builtin_call(L, n, info);
     case AST_ATTRIBUTE:
         if (info->builtin == JB_CONST) return lower_const(L, info->constant, t, n);

@@ -270,6 +270,9 @@ void lower_print_tuple(Lower *L, LLVMValueRef v, const JType *t, char *fmt, size
 bool lower_is_device_global(Lower *L, Value v);
 LLVMValueRef lower_device_global(Lower *L, Value v, const JType *t, const AstNode *at);
 
+/* ---- lower_reshape.c: a.reshape(shape) (JB_ARRAY_RESHAPE) ---- */
+LLVMValueRef lower_reshape(Lower *L, AstNode *n, JInfo *info);
+
 /* ---- lower_slice.c: the view a[1:5, i, ::2] (n) of array value arr of type at ---- */
 LLVMValueRef lower_slice(Lower *L, AstNode *n, LLVMValueRef arr, const JType *at, const JType *rt);
 
