@@ -236,6 +236,10 @@ static void assign_target(Pass *p, AstNode *tg, const JType *t) {
         }
         if (base->kind == JK_TUPLE) inf_fail(p, tg, "tuples are immutable: cannot assign to an element");
         if (base->kind != JK_ARRAY) inf_fail(p, tg, "'%s' does not support item assignment", tname(base));
+        if (inf_has_slice(tg->u.subscript.index)) { /* a[1:5] = x: infer_slice.c */
+            inf_slice_store(p, tg, base, t);
+            return;
+        }
         if (!inf_array_index(p, tg, base, tg->u.subscript.index, false)) {
             inf_unknown(p, tg, "unknown index");
             return;

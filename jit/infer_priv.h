@@ -129,6 +129,7 @@ bool inf_for_iter(Pass *p, AstNode *s, const JType **item);
 /* ---- infer_slice.c: a[1:5], a[i, ::2] ... (views) */
 bool inf_has_slice(const AstNode *idx);
 const JType *inf_slice_expr(Pass *p, AstNode *n, const JType *base);
+void inf_slice_store(Pass *p, AstNode *tg, const JType *base, const JType *t);
 
 /* ---- infer_is.c: `a is b`; an if whose test is decided at compile time */
 bool inf_is_compare(const AstNode *n);

@@ -74,3 +74,18 @@ const JType *inf_slice_expr(Pass *p, AstNode *n, const JType *base) {
     i->op_type = NULL;
     return inf_set_type(p, n, jt_array(VMOF(p), base->dtype, ndim, layout));
 }
+
+/* a[1:5] = x / a[i, :] = b: x a number (every item of the view gets it) or
+** an array of the view's dimensions (copied item by item; lower_slice.c
+** checks the extents at run time). */
+void inf_slice_store(Pass *p, AstNode *tg, const JType *base, const JType *t) {
+    const JType *view = inf_slice_expr(p, tg, base);
+    if (!view || !t) {
+        inf_unknown(p, tg, "unknown slice assignment");
+        return;
+    }
+    bool ok = jt_is_scalar(t) || (jt_is_complex(t) && nd_is_complex_dtype(base->dtype)) ||
+              (t->kind == JK_ARRAY && t->ndim == view->ndim &&
+               (nd_is_complex_dtype(t->dtype) ? nd_is_complex_dtype(base->dtype) : true));
+    if (!ok) inf_fail(p, tg, "cannot assign %s to a slice of %s", tname(t), tname(base));
+}

@@ -94,3 +94,71 @@ LLVMValueRef lower_slice(Lower *L, AstNode *n, LLVMValueRef arr, const JType *at
     r = LLVMBuildInsertValue(B, r, ns, 1, "");
     return LLVMBuildInsertValue(B, r, nt, 2, "");
 }
+
+/* Item `idx` (one i64 per dimension) of array value v of type t: its address. */
+static LLVMValueRef item_addr(Lower *L, LLVMValueRef v, int ndim, LLVMValueRef *idx) {
+    LLVMBuilderRef B = L->B;
+    LLVMValueRef strides = LLVMBuildExtractValue(B, v, 2, "");
+    LLVMValueRef off = i64c(L, 0);
+    for (int k = 0; k < ndim; k++)
+        off = LLVMBuildAdd(B, off, LLVMBuildMul(B, idx[k], LLVMBuildExtractValue(B, strides, (unsigned)k, ""), ""), "");
+    return LLVMBuildGEP2(B, L->t_i8, LLVMBuildExtractValue(B, v, 0, ""), &off, 1, "");
+}
+
+/* Loops over every index of dst's view from dimension k, storing src there. */
+static void store_loop(Lower *L, LLVMValueRef dst, const JType *dt, LLVMValueRef src, const JType *st,
+                       LLVMValueRef *idx, int k, const AstNode *at) {
+    LLVMBuilderRef B = L->B;
+    if (k == dt->ndim) {
+        const JType *et = jt_scalar(L->vm, (JKind)dt->dtype);
+        LLVMValueRef v;
+        if (st->kind == JK_ARRAY) {
+            const JType *se = jt_scalar(L->vm, (JKind)st->dtype);
+            v = lower_convert(L, lower_load_elem(L, item_addr(L, src, st->ndim, idx), st->dtype), se, et, at);
+        } else {
+            v = lower_convert(L, src, st, et, at);
+        }
+        lower_store_elem(L, item_addr(L, dst, dt->ndim, idx), dt->dtype, v);
+        return;
+    }
+    LLVMValueRef n = LLVMBuildExtractValue(B, LLVMBuildExtractValue(B, dst, 1, ""), (unsigned)k, "");
+    LLVMValueRef slot = lower_alloca(L, L->t_i64, "slice.i");
+    LLVMBuildStore(B, i64c(L, 0), slot);
+    LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(L->C, L->fn, "slice.head");
+    LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(L->C, L->fn, "slice.body");
+    LLVMBasicBlockRef end = LLVMAppendBasicBlockInContext(L->C, L->fn, "slice.end");
+    LLVMBuildBr(B, head);
+    LLVMPositionBuilderAtEnd(B, head);
+    LLVMValueRef i = LLVMBuildLoad2(B, L->t_i64, slot, "");
+    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntSLT, i, n, ""), body, end);
+    LLVMPositionBuilderAtEnd(B, body);
+    idx[k] = i;
+    store_loop(L, dst, dt, src, st, idx, k + 1, at);
+    LLVMBuildStore(B, LLVMBuildNSWAdd(B, LLVMBuildLoad2(B, L->t_i64, slot, ""), i64c(L, 1), ""), slot);
+    LLVMBuildBr(B, head);
+    LLVMPositionBuilderAtEnd(B, end);
+}
+
+void lower_slice_store(Lower *L, AstNode *target, LLVMValueRef v, const JType *vt) {
+    LLVMBuilderRef B = L->B;
+    AstNode *an = target->u.subscript.value;
+    const JType *at = lower_info(L, an)->type, *view_t = lower_info(L, target)->type;
+    LLVMValueRef view = lower_slice(L, target, lower_expr(L, an), at, view_t);
+    if (vt->kind == JK_ARRAY) {
+        /* extents must match (Numba raises ValueError there; a kernel thread leaves) */
+        LLVMValueRef ds = LLVMBuildExtractValue(B, view, 1, ""), ss = LLVMBuildExtractValue(B, v, 1, "");
+        LLVMValueRef same = LLVMConstInt(L->t_i1, 1, 0);
+        for (int k = 0; k < view_t->ndim; k++)
+            same = LLVMBuildAnd(B, same, LLVMBuildICmp(B, LLVMIntEQ, LLVMBuildExtractValue(B, ds, (unsigned)k, ""),
+                                                       LLVMBuildExtractValue(B, ss, (unsigned)k, ""), ""), "");
+        LLVMBasicBlockRef bad = LLVMAppendBasicBlockInContext(L->C, L->fn, "slice.badshape");
+        LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(L->C, L->fn, "slice.copy");
+        LLVMBuildCondBr(B, same, ok, bad);
+        LLVMPositionBuilderAtEnd(B, bad);
+        if (L->ret_slot) LLVMBuildStore(B, LLVMConstNull(LLVMGetAllocatedType(L->ret_slot)), L->ret_slot);
+        LLVMBuildBr(B, L->ret_bb);
+        LLVMPositionBuilderAtEnd(B, ok);
+    }
+    LLVMValueRef idx[ND_MAXDIM];
+    store_loop(L, view, view_t, v, vt, idx, 0, target);
+}

@@ -33,6 +33,10 @@ static void assign(Lower *L, AstNode *target, LLVMValueRef v, const JType *vt) {
             char tb[128];
             lower_fail(L, target, "cannot assign to an element of %s", jt_name(at, tb, sizeof tb));
         }
+        if (lower_info(L, target)->builtin == JB_ARRAY_SLICE) { /* a[1:5] = x: lower_slice.c */
+            lower_slice_store(L, target, v, vt);
+            return;
+        }
         LLVMValueRef arr = lower_expr(L, an);
         LLVMValueRef addr = lower_elem_addr(L, arr, at, target->u.subscript.index, target);
         LLVMValueRef cv = lower_convert(L, v, vt, jt_scalar(L->vm, (JKind)at->dtype), target);

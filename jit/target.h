@@ -275,6 +275,8 @@ LLVMValueRef lower_reshape(Lower *L, AstNode *n, JInfo *info);
 
 /* ---- lower_slice.c: the view a[1:5, i, ::2] (n) of array value arr of type at ---- */
 LLVMValueRef lower_slice(Lower *L, AstNode *n, LLVMValueRef arr, const JType *at, const JType *rt);
+/* target[slices] = v (a number, or an array of the view's extents) */
+void lower_slice_store(Lower *L, AstNode *target, LLVMValueRef v, const JType *vt);
 
 /* ---- lower_builtin.c ---- */
 LLVMValueRef lower_builtin_call(Lower *L, AstNode *call, JInfo *info);
