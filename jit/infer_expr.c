@@ -394,7 +394,7 @@ static const JType *subscript_expr(Pass *p, AstNode *n) {
         return inf_set_type(p, n, S(p, (JKind)base->dtype));
     }
     if (base->kind == JK_TUPLE) {
-        if (idx->kind == AST_SLICE) inf_fail(p, idx, "slicing tuples is not supported in kernels yet");
+        if (idx->kind == AST_SLICE) return inf_tuple_slice(p, n, base); /* constant bounds: infer_slice.c */
         const JType *t = inf_value(p, idx);
         if (!t) return inf_unknown(p, n, "unknown index");
         if (!is_intlike(t) || t->kind == JK_BOOL) inf_fail(p, idx, "cannot index %s with %s", tname(base), tname(t));

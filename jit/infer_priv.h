@@ -130,6 +130,7 @@ bool inf_for_iter(Pass *p, AstNode *s, const JType **item);
 bool inf_has_slice(const AstNode *idx);
 const JType *inf_slice_expr(Pass *p, AstNode *n, const JType *base);
 void inf_slice_store(Pass *p, AstNode *tg, const JType *base, const JType *t);
+const JType *inf_tuple_slice(Pass *p, AstNode *n, const JType *base);
 
 /* ---- infer_is.c: `a is b`; an if whose test is decided at compile time */
 bool inf_is_compare(const AstNode *n);

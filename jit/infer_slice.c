@@ -89,3 +89,44 @@ void inf_slice_store(Pass *p, AstNode *tg, const JType *base, const JType *t) {
                (nd_is_complex_dtype(t->dtype) ? nd_is_complex_dtype(base->dtype) : true));
     if (!ok) inf_fail(p, tg, "cannot assign %s to a slice of %s", tname(t), tname(base));
 }
+
+/* One bound or the step of a tuple slice: a compile-time integer, or absent. */
+static bool const_part(Pass *p, AstNode *x, int64_t *v) {
+    if (!x || x->kind == AST_NONE) return false;
+    if (!inf_const_int(p, x, v)) inf_fail(p, x, "tuples in kernels are sliced with constant bounds only");
+    inf_set_type(p, x, S(p, JK_INT64));
+    return true;
+}
+
+/* t[1:], t[::-1], t[a:b:c] with constants: a tuple of the items selected,
+** as Python selects them. JInfo.shape holds start, step and count. */
+const JType *inf_tuple_slice(Pass *p, AstNode *n, const JType *base) {
+    AstNode *x = n->u.subscript.index;
+    int64_t len = base->n, lo, hi, st = 1;
+    bool has_lo, has_hi;
+    if (const_part(p, x->u.slice.step, &st) && st == 0) inf_fail(p, x, "slice step cannot be zero");
+    has_lo = const_part(p, x->u.slice.lower, &lo);
+    has_hi = const_part(p, x->u.slice.upper, &hi);
+    /* Python's clamping (as lower_slice.c does at run time for arrays) */
+    int64_t lob = st > 0 ? 0 : -1, hib = st > 0 ? len : len - 1;
+    if (!has_lo) lo = st > 0 ? 0 : len - 1;
+    else {
+        if (lo < 0) lo += len;
+        lo = lo < lob ? lob : lo > hib ? hib : lo;
+    }
+    if (!has_hi) hi = st > 0 ? len : -1;
+    else {
+        if (hi < 0) hi += len;
+        hi = hi < lob ? lob : hi > hib ? hib : hi;
+    }
+    int64_t count = st > 0 ? (hi > lo ? (hi - lo + st - 1) / st : 0) : (lo > hi ? (lo - hi - st - 1) / -st : 0);
+    const JType **e = inf_alloc(p, (size_t)(count ? count : 1) * sizeof *e);
+    for (int64_t k = 0; k < count; k++) e[k] = base->elems[lo + k * st];
+    inf_set_type(p, x, S(p, JK_NONE));
+    JInfo *i = inf_info(p, n);
+    i->builtin = JB_ARRAY_SLICE;
+    i->shape[0] = lo;
+    i->shape[1] = st;
+    i->shape[2] = count;
+    return inf_set_type(p, n, jt_tuple(VMOF(p), (int)count, e));
+}

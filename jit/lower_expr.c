@@ -612,6 +612,13 @@ static LLVMValueRef lower_subscript(Lower *L, AstNode *n, JInfo *info) {
     AstNode *vn = n->u.subscript.value;
     LLVMValueRef v = lower_expr(L, vn);
     const JType *vt = lower_info(L, vn)->type;
+    if (vt->kind == JK_TUPLE && info->builtin == JB_ARRAY_SLICE) { /* t[1:]: infer_slice.c */
+        LLVMValueRef r = LLVMGetUndef(lower_type(L, info->type));
+        for (int64_t k = 0; k < info->shape[2]; k++)
+            r = LLVMBuildInsertValue(L->B, r, LLVMBuildExtractValue(L->B, v, (unsigned)(info->shape[0] + k * info->shape[1]), ""),
+                                     (unsigned)k, "");
+        return r;
+    }
     if (vt->kind == JK_TUPLE) {
         int k = const_index(L, n->u.subscript.index, vt->n);
         if (k >= 0)
