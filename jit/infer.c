@@ -362,14 +362,15 @@ static void stmt(Pass *p, AstNode *s) {
         stmts(p, &s->u.while_.body);
         return;
     case AST_FOR: {
-        if (s->u.for_.orelse.len) inf_fail(p, s, "for ... else is not supported in kernels");
         AstNode *it = s->u.for_.iter;
         const JType *item = NULL;
         if (inf_for_iter(p, s, &item)) { /* arrays, tuples, enumerate, zip (infer_iter.c) */
             assign_target(p, s->u.for_.target, item);
             stmts(p, &s->u.for_.body);
+            stmts(p, &s->u.for_.orelse);
             return;
         }
+        if (s->u.for_.orelse.len) inf_fail(p, s, "for ... else is not supported in kernels");
         const JType *t = inf_expr(p, it);
         if (t && t->kind != JK_RANGE)
             inf_fail(p, it, "for loops in kernels can only iterate over range(...), not %s", tname(t));

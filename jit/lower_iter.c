@@ -193,11 +193,12 @@ bool lower_for_iter(Lower *L, AstNode *s) {
     LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(L->C, L->fn, "iter.head");
     LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(L->C, L->fn, "iter.body");
     LLVMBasicBlockRef latch = LLVMAppendBasicBlockInContext(L->C, L->fn, "iter.latch");
+    LLVMBasicBlockRef els = LLVMAppendBasicBlockInContext(L->C, L->fn, "iter.else");
     LLVMBasicBlockRef end = LLVMAppendBasicBlockInContext(L->C, L->fn, "iter.end");
     LLVMBuildBr(B, head);
     LLVMPositionBuilderAtEnd(B, head);
     LLVMValueRef c = LLVMBuildLoad2(B, L->t_i64, cur, "");
-    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntSLT, c, len, ""), body, end);
+    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntSLT, c, len, ""), body, els);
     LLVMPositionBuilderAtEnd(B, body);
     lower_assign(L, s->u.for_.target, item_at(L, &pool, root, c), item);
     if (L->nloops == 64) lower_fail(L, s, "loops nested too deeply");
@@ -211,6 +212,9 @@ bool lower_for_iter(Lower *L, AstNode *s) {
     LLVMValueRef c2 = LLVMBuildLoad2(B, L->t_i64, cur, "");
     LLVMBuildStore(B, LLVMBuildNSWAdd(B, c2, LLVMConstInt(L->t_i64, 1, 0), ""), cur);
     LLVMBuildBr(B, head);
+    LLVMPositionBuilderAtEnd(B, els); /* for ... else: runs unless the loop was left by break */
+    lower_body(L, &s->u.for_.orelse);
+    if (!LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(B))) LLVMBuildBr(B, end);
     LLVMPositionBuilderAtEnd(B, end);
     return true;
 }
