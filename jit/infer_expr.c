@@ -299,6 +299,8 @@ static const JType *boolop_expr(Pass *p, AstNode *n) {
 
 /* a if c else b: the unification of both branches. */
 static const JType *ifexp_expr(Pass *p, AstNode *n) {
+    int known = inf_static_condition(p, n->u.ifexp.test); /* `x is None`: one branch (infer_is.c) */
+    if (known >= 0) return inf_set_type(p, n, inf_value(p, known ? n->u.ifexp.body : n->u.ifexp.orelse));
     inf_condition(p, n->u.ifexp.test);
     const JType *a = inf_value(p, n->u.ifexp.body);
     const JType *b = inf_value(p, n->u.ifexp.orelse);

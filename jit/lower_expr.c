@@ -332,6 +332,8 @@ static LLVMValueRef lower_unary(Lower *L, AstNode *n, JInfo *info) {
 static LLVMValueRef lower_ifexp(Lower *L, AstNode *n, JInfo *info) {
     LLVMBuilderRef B = L->B;
     AstNode *tn = n->u.ifexp.test;
+    int known = lower_static_condition(L, tn); /* `x is None`: only the live branch was typed (lower_is.c) */
+    if (known >= 0) return lower_expr_as(L, known ? n->u.ifexp.body : n->u.ifexp.orelse, info->type);
     LLVMValueRef c = lower_truthy(L, lower_expr(L, tn), lower_info(L, tn)->type);
     LLVMBasicBlockRef bt = LLVMAppendBasicBlockInContext(L->C, L->fn, "if.t");
     LLVMBasicBlockRef bf = LLVMAppendBasicBlockInContext(L->C, L->fn, "if.f");
