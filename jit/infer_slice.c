@@ -119,7 +119,10 @@ const JType *inf_tuple_slice(Pass *p, AstNode *n, const JType *base) {
         if (hi < 0) hi += len;
         hi = hi < lob ? lob : hi > hib ? hib : hi;
     }
-    int64_t count = st > 0 ? (hi > lo ? (hi - lo + st - 1) / st : 0) : (lo > hi ? (lo - hi - st - 1) / -st : 0);
+    /* (span - 1) / |step| + 1: no overflow for any step */
+    uint64_t mag = st > 0 ? (uint64_t)st : 0 - (uint64_t)st;
+    int64_t count = st > 0 ? (hi > lo ? (int64_t)((uint64_t)(hi - lo - 1) / mag) + 1 : 0)
+                           : (lo > hi ? (int64_t)((uint64_t)(lo - hi - 1) / mag) + 1 : 0);
     const JType **e = inf_alloc(p, (size_t)(count ? count : 1) * sizeof *e);
     for (int64_t k = 0; k < count; k++) e[k] = base->elems[lo + k * st];
     inf_set_type(p, x, S(p, JK_NONE));

@@ -33,11 +33,6 @@ static int new_src(Lower *L, Pool *P, const AstNode *at) {
     return P->n++;
 }
 
-static LLVMValueRef imax0(Lower *L, LLVMValueRef v) {
-    LLVMValueRef z = LLVMConstInt(L->t_i64, 0, 0);
-    return LLVMBuildSelect(L->B, LLVMBuildICmp(L->B, LLVMIntSGT, v, z, ""), v, z, "");
-}
-
 /* len(range(start, stop, step)) as Python counts it (a zero step gives no
 ** items here, where Python raises ValueError before the loop). */
 static LLVMValueRef iter_range_len(Lower *L, LLVMValueRef start, LLVMValueRef stop, LLVMValueRef step) {
@@ -47,8 +42,9 @@ static LLVMValueRef iter_range_len(Lower *L, LLVMValueRef start, LLVMValueRef st
     LLVMValueRef span = LLVMBuildSelect(B, up, LLVMBuildSub(B, stop, start, ""), LLVMBuildSub(B, start, stop, ""), "");
     LLVMValueRef mag = LLVMBuildSelect(B, up, step, LLVMBuildNeg(B, step, ""), "");
     LLVMValueRef safe = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, step, zero, ""), one, mag, "");
-    LLVMValueRef n = LLVMBuildSDiv(B, LLVMBuildAdd(B, span, LLVMBuildSub(B, safe, one, ""), ""), safe, "");
-    n = imax0(L, n);
+    /* (span - 1) / |step| + 1 items when span > 0: no overflow for any step */
+    LLVMValueRef n = LLVMBuildAdd(B, LLVMBuildUDiv(B, LLVMBuildSub(B, span, one, ""), safe, ""), one, "");
+    n = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSGT, span, zero, ""), n, zero, "");
     return LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, step, zero, ""), zero, n, "");
 }
 

@@ -40,10 +40,11 @@ static void slice_axis(Lower *L, AstNode *x, LLVMValueRef len, LLVMValueRef *sta
                                                : bound(L, lower_expr_as(L, x->u.slice.lower, i64), len, lo, hi);
     LLVMValueRef b = absent(x->u.slice.upper) ? sel(L, up, len, i64c(L, -1))
                                                : bound(L, lower_expr_as(L, x->u.slice.upper, i64), len, lo, hi);
-    /* items: ceil((b - a) / step) when positive, as Python counts them */
+    /* items: ceil((b - a) / step) when positive, as Python counts them
+       ((span - 1) / |step| + 1, unsigned: no overflow for any step, INT64_MIN too) */
     LLVMValueRef span = sel(L, up, LLVMBuildSub(B, b, a, ""), LLVMBuildSub(B, a, b, ""));
     LLVMValueRef mag = sel(L, up, st, LLVMBuildNeg(B, st, ""));
-    LLVMValueRef n = LLVMBuildSDiv(B, LLVMBuildAdd(B, span, LLVMBuildSub(B, mag, i64c(L, 1), ""), ""), mag, "");
+    LLVMValueRef n = LLVMBuildAdd(B, LLVMBuildUDiv(B, LLVMBuildSub(B, span, i64c(L, 1), ""), mag, ""), i64c(L, 1), "");
     n = sel(L, LLVMBuildICmp(B, LLVMIntSGT, span, i64c(L, 0), ""), n, i64c(L, 0));
     *count = sel(L, zero, i64c(L, 0), n);
     *start = sel(L, LLVMBuildICmp(B, LLVMIntEQ, *count, i64c(L, 0), ""), i64c(L, 0), a);
