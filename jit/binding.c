@@ -21,7 +21,12 @@ static bool any_signature(VM *vm, Value v, int nargs, const JType *const *argtyp
     return true;
 }
 
-static const JitBinding no_host = {no_array, no_dtype, no_dtype, no_function, any_signature};
+static bool no_device_array(VM *vm, Value v, uint64_t *gpu_addr) {
+    (void)vm, (void)v, (void)gpu_addr;
+    return false;
+}
+
+static const JitBinding no_host = {no_array, no_dtype, no_dtype, no_function, any_signature, no_device_array};
 
 void jit_set_binding(VM *vm, const JitBinding *host) {
     const JitBinding **slot = jit_binding_slot(vm);

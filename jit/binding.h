@@ -39,6 +39,10 @@ typedef struct JitBinding {
     ** signatures none of which takes these argument types. */
     bool (*device_signatures_accept)(VM *vm, Value v, int nargs, const JType *const *argtypes, char *err,
                                      size_t errsize);
+    /* True when v is a device array (cuda.to_device ...); *gpu_addr: its
+    ** address on the GPU, 0 on the CPU device (where array_view's data is
+    ** the array's memory). Never raises. */
+    bool (*device_array_address)(VM *vm, Value v, uint64_t *gpu_addr);
 } JitBinding;
 
 /* Where vm's host is kept (jit/types.c: the compiler's per-VM state);

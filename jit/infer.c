@@ -236,6 +236,10 @@ static void assign_target(Pass *p, AstNode *tg, const JType *t) {
         }
         if (base->kind == JK_TUPLE) inf_fail(p, tg, "tuples are immutable: cannot assign to an element");
         if (base->kind != JK_ARRAY) inf_fail(p, tg, "'%s' does not support item assignment", tname(base));
+        if (inf_has_slice(tg->u.subscript.index)) { /* a[1:5] = x: infer_slice.c */
+            inf_slice_store(p, tg, base, t);
+            return;
+        }
         if (!inf_array_index(p, tg, base, tg->u.subscript.index, false)) {
             inf_unknown(p, tg, "unknown index");
             return;
@@ -341,19 +345,32 @@ static void stmt(Pass *p, AstNode *s) {
         if (s->u.annassign.value) assign_target(p, s->u.annassign.target, inf_value(p, s->u.annassign.value));
         return;
     case AST_AUGASSIGN: augassign_stmt(p, s); return;
-    case AST_IF:
+    case AST_IF: {
+        int known = inf_static_condition(p, s->u.if_.test); /* `x is None`: one branch (infer_is.c) */
+        if (known >= 0) {
+            stmts(p, known ? &s->u.if_.body : &s->u.if_.orelse);
+            return;
+        }
         inf_condition(p, s->u.if_.test);
         stmts(p, &s->u.if_.body);
         stmts(p, &s->u.if_.orelse);
         return;
+    }
     case AST_WHILE:
         if (s->u.while_.orelse.len) inf_fail(p, s, "while ... else is not supported in kernels");
         inf_condition(p, s->u.while_.test);
         stmts(p, &s->u.while_.body);
         return;
     case AST_FOR: {
-        if (s->u.for_.orelse.len) inf_fail(p, s, "for ... else is not supported in kernels");
         AstNode *it = s->u.for_.iter;
+        const JType *item = NULL;
+        if (inf_for_iter(p, s, &item)) { /* arrays, tuples, enumerate, zip (infer_iter.c) */
+            assign_target(p, s->u.for_.target, item);
+            stmts(p, &s->u.for_.body);
+            stmts(p, &s->u.for_.orelse);
+            return;
+        }
+        if (s->u.for_.orelse.len) inf_fail(p, s, "for ... else is not supported in kernels");
         const JType *t = inf_expr(p, it);
         if (t && t->kind != JK_RANGE)
             inf_fail(p, it, "for loops in kernels can only iterate over range(...), not %s", tname(t));
@@ -372,7 +389,7 @@ static void stmt(Pass *p, AstNode *s) {
     case AST_CLASSDEF: inf_fail(p, s, "class definitions are not supported in kernels");
     case AST_TRY: inf_fail(p, s, "try statements are not supported in kernels");
     case AST_WITH: inf_fail(p, s, "with statements are not supported in kernels");
-    case AST_RAISE: inf_fail(p, s, "raise is not supported in kernels");
+    case AST_RAISE: inf_raise_stmt(p, s); return; /* infer_raise.c */
     case AST_DELETE: inf_fail(p, s, "del is not supported in kernels");
     case AST_GLOBAL: inf_fail(p, s, "global declarations are not supported in kernels");
     case AST_NONLOCAL: inf_fail(p, s, "nonlocal declarations are not supported in kernels");
@@ -383,7 +400,10 @@ static void stmt(Pass *p, AstNode *s) {
 }
 
 static void stmts(Pass *p, AstList *l) {
-    for (int k = 0; k < l->len; k++) stmt(p, l->items[k]);
+    for (int k = 0; k < l->len; k++) {
+        stmt(p, l->items[k]);
+        if (inf_static_exit(p, l->items[k])) break; /* `if x is None: return`: the rest cannot run */
+    }
 }
 /* ----------------------------------------------------- specializations */
 
@@ -515,7 +535,7 @@ static FuncX *new_func(Ctx *c, Pass *caller, AstNode *at, Function *fn, int narg
         if (argtypes[i] && type_depth(argtypes[i]) > MAX_TUPLE_DEPTH)
             inf_fail(caller ? caller : p, caller ? at : f->def, "argument %d of '%s' nests tuples too deeply", i + 1,
                      f->name);
-        if (!argtypes[i] || !inf_is_value_type(argtypes[i]))
+        if (!argtypes[i] || (!inf_is_value_type(argtypes[i]) && !inf_is_static_arg(argtypes[i], is_kernel)))
             inf_fail(p, f->def, "argument %d has type %s, which kernels cannot take", i + 1,
                      argtypes[i] ? tname(argtypes[i]) : "?");
         add_local(p, ps->params[i].name);

@@ -33,7 +33,11 @@ static const JType *device_call(Pass *p, AstNode *n, const JType *ft) {
     const JInfo *fi = jim_get(p->fx->f.infos, n->u.call.func);
     bool is_device = false;
     Function *fn = fi ? jit_binding(vm)->dispatcher_function(vm, fi->constant, &is_device) : NULL;
-    if (!fn) fn = ft->fn;
+    bool via_arg = !fn; /* a parameter holding a device function (checked where it was passed) */
+    if (!fn) {
+        fn = ft->fn;
+        is_device = true;
+    }
     const char *fname = fn->name ? fn->name->chars : "?";
     if (!is_device)
         inf_fail(p, n, "cannot call kernel '%s' like a function: launch it with %s[grid, block](...)", fname, fname);
@@ -44,7 +48,7 @@ static const JType *device_call(Pass *p, AstNode *n, const JType *ft) {
     for (int k = 0; k < na; k++) {
         AstNode *a = n->u.call.args.items[k];
         if (a->kind == AST_STARRED) inf_fail(p, a, "*args in calls are not supported in kernels");
-        at[k] = inf_value(p, a);
+        at[k] = inf_device_arg(p, a);
         if (!at[k]) unk = true;
     }
     if (unk) return inf_unknown(p, n, "unknown argument type");
@@ -53,7 +57,7 @@ static const JType *device_call(Pass *p, AstNode *n, const JType *ft) {
        maybe fail to type) a callee on types that are not final. */
     if (!p->strict && p->changed) return inf_unknown(p, n, "argument types not final yet");
     char why[1200];
-    if (fi && !jit_binding(vm)->device_signatures_accept(vm, fi->constant, na, at, why, sizeof why)) inf_fail(p, n, "%s", why);
+    if (fi && !via_arg && !jit_binding(vm)->device_signatures_accept(vm, fi->constant, na, at, why, sizeof why)) inf_fail(p, n, "%s", why);
     FuncX *cx = inf_specialize(p, n, fn, na, at, false);
     JInfo *i = inf_info(p, n);
     i->builtin = JB_DEVICE_CALL;
@@ -447,8 +451,9 @@ static const JType *print_call(Pass *p, AstNode *n) {
         }
         const JType *t = inf_value(p, a);
         if (!t) return inf_unknown(p, n, "unknown argument type");
-        if (!jt_is_scalar(t))
-            inf_fail(p, a, "print() in kernels takes numbers and constant strings, got %s", tname(t));
+        if (!jt_is_scalar(t) && !inf_printable_tuple(t))
+            inf_fail(p, a, "print() in kernels takes numbers, tuples of numbers and constant strings, got %s",
+                     tname(t));
     }
     JInfo *i = inf_info(p, n);
     i->builtin = JB_PRINT;
@@ -472,6 +477,8 @@ const JType *inf_call_expr(Pass *p, AstNode *n) {
             return inf_set_type(p, n, zt);
         }
     }
+    const JType *mt;
+    if (inf_array_method(p, n, &mt)) return mt; /* a.reshape(...): infer_array_methods.c */
     const JType *ft = inf_expr(p, fnode);
     if (!ft) {
         for (int k = 0; k < n->u.call.args.len; k++) inf_expr(p, n->u.call.args.items[k]);

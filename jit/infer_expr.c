@@ -240,6 +240,7 @@ static const JType *unary_expr(Pass *p, AstNode *n) {
 
 /* a < b < c: bool, each comparison computed in the unified operand type. */
 static const JType *compare_expr(Pass *p, AstNode *n) {
+    if (inf_is_compare(n)) return inf_is_expr(p, n); /* infer_is.c */
     int nc = n->u.compare.comparators.len;
     JInfo *i = inf_info(p, n);
     if (!i->cmp_types) i->cmp_types = inf_alloc(p, (size_t)(nc ? nc : 1) * sizeof *i->cmp_types);
@@ -298,6 +299,8 @@ static const JType *boolop_expr(Pass *p, AstNode *n) {
 
 /* a if c else b: the unification of both branches. */
 static const JType *ifexp_expr(Pass *p, AstNode *n) {
+    int known = inf_static_condition(p, n->u.ifexp.test); /* `x is None`: one branch (infer_is.c) */
+    if (known >= 0) return inf_set_type(p, n, inf_value(p, known ? n->u.ifexp.body : n->u.ifexp.orelse));
     inf_condition(p, n->u.ifexp.test);
     const JType *a = inf_value(p, n->u.ifexp.body);
     const JType *b = inf_value(p, n->u.ifexp.orelse);
@@ -384,6 +387,7 @@ static const JType *subscript_expr(Pass *p, AstNode *n) {
         return inf_unknown(p, n, "unknown subscripted value");
     }
     if (base->kind == JK_ARRAY) {
+        if (inf_has_slice(idx)) return inf_slice_expr(p, n, base); /* a view: infer_slice.c */
         int ni = inf_array_index(p, n, base, idx, true);
         if (!ni) return inf_unknown(p, n, "unknown index");
         inf_info(p, n)->op_type = NULL;
@@ -392,7 +396,7 @@ static const JType *subscript_expr(Pass *p, AstNode *n) {
         return inf_set_type(p, n, S(p, (JKind)base->dtype));
     }
     if (base->kind == JK_TUPLE) {
-        if (idx->kind == AST_SLICE) inf_fail(p, idx, "slicing tuples is not supported in kernels yet");
+        if (idx->kind == AST_SLICE) return inf_tuple_slice(p, n, base); /* constant bounds: infer_slice.c */
         const JType *t = inf_value(p, idx);
         if (!t) return inf_unknown(p, n, "unknown index");
         if (!is_intlike(t) || t->kind == JK_BOOL) inf_fail(p, idx, "cannot index %s with %s", tname(base), tname(t));
@@ -436,6 +440,11 @@ static const JType *attribute_expr(Pass *p, AstNode *n) {
             return inf_set_type(p, n, S(p, JK_INT64));
         }
         inf_fail(p, n, "array attribute '%s' is not supported in kernels", attr);
+    }
+    if (bt->kind == JK_TUPLE && jt_tuple_field(bt, attr) >= 0) { /* a namedtuple's field: lower_expr reads the item */
+        i->builtin = JB_TUPLE_FIELD;
+        i->shape[0] = jt_tuple_field(bt, attr);
+        return inf_set_type(p, n, bt->elems[i->shape[0]]);
     }
     if (jt_is_complex(bt) && (strcmp(attr, "real") == 0 || strcmp(attr, "imag") == 0)) {
         i->builtin = attr[0] == 'r' ? JB_COMPLEX_REAL : JB_COMPLEX_IMAG;

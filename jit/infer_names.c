@@ -94,6 +94,7 @@ static Resolved classify(Pass *p, const AstNode *at, Value v, const char *path) 
         return r;
     }
     JitArrayView a;
+    if (inf_device_global(p, at, v, path, &r)) return r; /* a device array: by address (infer_globals.c) */
     if (jit_binding(vm)->array_view(vm, v, false, &a)) { /* a global array: a constant, in constant memory (as in Numba) */
         if (a.ndim < 1 || a.ndim > 3)
             inf_fail(p, at, "global array '%s' must have 1 to 3 dimensions to be used in a kernel", path);

@@ -121,6 +121,43 @@ Resolved inf_resolve_global(Pass *p, const AstNode *at, const char *name);
 Resolved inf_module_attr(Pass *p, const AstNode *at, const JType *bt, const JInfo *bi, const char *attr);
 const JType *inf_apply(Pass *p, const AstNode *n, Resolved r);
 
+/* ---- infer_iter.c: for loops over arrays, tuples, enumerate(), zip(),
+** literal_unroll(); false for a plain range(...) (the caller's path). Sets
+** *item to the target's type (NULL: unknown in this pass). */
+bool inf_for_iter(Pass *p, AstNode *s, const JType **item);
+
+/* ---- infer_slice.c: a[1:5], a[i, ::2] ... (views) */
+bool inf_has_slice(const AstNode *idx);
+const JType *inf_slice_expr(Pass *p, AstNode *n, const JType *base);
+void inf_slice_store(Pass *p, AstNode *tg, const JType *base, const JType *t);
+const JType *inf_tuple_slice(Pass *p, AstNode *n, const JType *base);
+
+/* ---- infer_is.c: `a is b`; an if whose test is decided at compile time */
+bool inf_is_compare(const AstNode *n);
+const JType *inf_is_expr(Pass *p, AstNode *n);
+int inf_static_condition(Pass *p, AstNode *test); /* 1 / 0; -1: decided at run time */
+/* Whether statement s is an if decided at compile time whose live branch
+** ends in return / break / continue (so the statements after it never run). */
+bool inf_static_exit(Pass *p, AstNode *s);
+/* A device function's argument: a value, None, a device function or a
+** dtype (compile-time values: each specializes the callee). */
+const JType *inf_device_arg(Pass *p, AstNode *a);
+/* Whether a parameter may have type t though it is no value: None (kernels
+** too), functions and dtypes (device functions). */
+bool inf_is_static_arg(const JType *t, bool is_kernel);
+/* A tuple print() can write: numbers and tuples of them (infer_device_args.c). */
+bool inf_printable_tuple(const JType *t);
+
+/* ---- infer_globals.c: a device array captured as a global (by address, as
+** Numba does; host arrays are frozen as constants instead) */
+bool inf_device_global(Pass *p, const AstNode *at, Value v, const char *path, Resolved *r);
+
+/* ---- infer_raise.c: raise E / raise E("constant message") */
+void inf_raise_stmt(Pass *p, AstNode *s);
+
+/* ---- infer_array_methods.c: a.reshape(...) / a.copy(); false when n is no array method call */
+bool inf_array_method(Pass *p, AstNode *n, const JType **out);
+
 /* ---- small helpers: the scalar type of kind k, kind predicates */
 static inline VM *VMOF(Pass *p) { return p->c->vm; }
 static inline const JType *S(Pass *p, JKind k) { return jt_scalar(VMOF(p), k); }

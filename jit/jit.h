@@ -47,7 +47,8 @@ typedef struct JType {
     const struct JType **elems; /* JK_TUPLE */
     Function *fn;             /* JK_FUNCTION: the Python function of the device function */
     const char *path;         /* JK_MODULE: normalized dotted path: "math", "cuda", "cuda.threadIdx",
-                                 "cuda.shared", "cuda.atomic", "numpy" */
+                                 "cuda.shared", "cuda.atomic", "numpy"; JK_TUPLE of a namedtuple:
+                                 "Name:field1,field2" (NULL for plain tuples) */
 } JType;
 
 /* Types are interned per VM (pointer equality is type equality). Scalars and
@@ -56,6 +57,13 @@ const JType *jt_scalar(VM *vm, JKind k);
 const JType *jt_array(VM *vm, NDType dtype, int ndim, char layout);
 const JType *jt_tuple(VM *vm, int n, const JType *const *elems);
 const JType *jt_dtype(VM *vm, NDType dtype);
+/* A namedtuple's type: a tuple whose path is spec, "Name:field1,field2"
+** (jit/typeof_named.c makes it; attribute access reads the fields). */
+const JType *jt_named_tuple(VM *vm, int n, const JType *const *elems, const char *spec);
+/* The type of namedtuple v (NULL when v is none; a message in err when it
+** cannot be passed), and the index of field attr of such a type (-1). */
+const JType *jt_of_namedtuple(VM *vm, Value v, char *err, size_t errsize);
+int jt_tuple_field(const JType *t, const char *attr);
 const JType *jt_function(VM *vm, Function *fn);
 const JType *jt_module(VM *vm, const char *path);
 /* Numba's spelling: "float32", "int64", "array(float32, 1d, C)",
@@ -139,8 +147,17 @@ typedef enum JBuiltin {
     JB_COMPLEX,                       /* complex(re[, im]) → complex128 */
     JB_CMATH_EXP, JB_CMATH_LOG, JB_CMATH_SQRT, /* cmath on complex (or real) → complex */
     JB_CMATH_PHASE,                   /* cmath.phase → the part's float type */
+    JB_ENUMERATE, JB_ZIP, JB_LITERAL_UNROLL, /* iterables of a for loop (type JK_RANGE; jit/infer_iter.c) */
+    JB_ARRAY_SLICE,                   /* AST_SUBSCRIPT with slices: a view (jit/infer_slice.c) */
+    JB_ARRAY_RESHAPE,                 /* a.reshape(shape): a C view (jit/infer_array_methods.c) */
+    JB_TUPLE_FIELD,                   /* p.x of a namedtuple: item JInfo.shape[0] (jit/typeof_named.c) */
+    JB_IS,                            /* AST_COMPARE `a is b` / `a is not b`: JInfo.shape[0] is a JitIs,
+                                         shape[1] 1 for `is not` (jit/infer_is.c) */
     JB__COUNT
 } JBuiltin;
+
+/* How `a is b` is decided (JB_IS): at compile time, by ==, or by view identity. */
+typedef enum JitIs { IS_FALSE, IS_TRUE, IS_EQUAL, IS_SAME_VIEW } JitIs;
 
 /* What inference knows about one AST node. */
 typedef struct JInfo {
@@ -265,6 +282,8 @@ typedef struct JitSite {
     int line;
     char array[64];   /* the array's name in the source ("a", or the expression) */
     char expr[128];   /* the source text of the access ("a[i, j]") */
+    Value exc_class;  /* a `raise` statement (jit/lower_raise.c): the exception class; else EMPTY */
+    char exc_msg[256]; /* its constant message ("" when none) */
 } JitSite;
 
 typedef struct JitOptions {

@@ -86,6 +86,7 @@ static bool abi_one(const JType *t, uint32_t *sizes, int *n, int max) {
         sizes[(*n)++] = t->kind == JK_COMPLEX64 ? 4 : 8;
         return true;
     }
+    if (t->kind == JK_NONE) return true; /* None: no parameters */
     if (!jt_is_scalar(t) || *n + 1 > max) return false;
     uint32_t sz = 8;
     switch (t->kind) {

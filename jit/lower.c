@@ -211,6 +211,8 @@ void lower_abi_types(Lower *L, const JType *t, LLVMTypeRef *tys, int *n, int max
         if (*n + 2 > max) lower_fail(L, NULL, "too many kernel parameters");
         tys[(*n)++] = t->kind == JK_COMPLEX64 ? L->t_f32 : L->t_f64;
         tys[(*n)++] = t->kind == JK_COMPLEX64 ? L->t_f32 : L->t_f64;
+    } else if (t->kind == JK_NONE) {
+        /* None: no parameters (infer_is.c) */
     } else if (jt_is_scalar(t)) {
         if (*n + 1 > max) lower_fail(L, NULL, "too many kernel parameters");
         tys[(*n)++] = lower_mem_type(L, t);
@@ -248,6 +250,7 @@ LLVMValueRef lower_from_abi(Lower *L, const JType *t, LLVMValueRef *params, int 
         v = LLVMBuildInsertValue(B, v, params[(*i)++], 0, "");
         return LLVMBuildInsertValue(B, v, params[(*i)++], 1, "");
     }
+    if (t->kind == JK_NONE) return NULL; /* None has no parameters */
     LLVMValueRef p = params[(*i)++];
     if (t->kind == JK_BOOL) return LLVMBuildICmp(B, LLVMIntNE, p, LLVMConstInt(L->t_i8, 0, 0), "");
     return p;

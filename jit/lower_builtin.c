@@ -52,6 +52,7 @@ static LLVMValueRef const_global_array(Lower *L, Value v, const JType *t, const 
 }
 
 LLVMValueRef lower_const(Lower *L, Value v, const JType *t, const AstNode *at) {
+    if (t->kind == JK_ARRAY && lower_is_device_global(L, v)) return lower_device_global(L, v, t, at); /* lower_globals.c */
     if (t->kind == JK_ARRAY) return const_global_array(L, v, t, at);
     if (t->kind == JK_TUPLE) {
         if (!IS_TUPLE(L->vm, v) || AS_TUPLE(v)->len != t->n) lower_fail(L, at, "bad tuple constant");
@@ -501,6 +502,10 @@ static void lower_print(Lower *L, AstNode *n) {
         }
         const JType *t = lower_info(L, a)->type;
         LLVMValueRef v = lower_expr(L, a);
+        if (t->kind == JK_TUPLE) { /* "(1, 2.500000)": lower_print_tuple.c */
+            lower_print_tuple(L, v, t, fmt, &fl, sizeof fmt, slots, &ns, 32, a);
+            continue;
+        }
         const char *spec;
         if (t->kind == JK_BOOL) {
             LLVMValueRef yes = cstring(L, "True", 5), no = cstring(L, "False", 6);

@@ -86,6 +86,8 @@ static int add_site(Lower *L, const AstNode *node) {
     return L->nsites++;
 }
 
+int lower_debug_site(Lower *L, const AstNode *node) { return add_site(L, node); }
+
 /* Stores zero in the return slot and leaves the function. */
 static void leave(Lower *L) {
     if (L->ret_slot)
@@ -136,6 +138,26 @@ void lower_debug_bounds(Lower *L, LLVMValueRef *idx, LLVMValueRef *raw, LLVMValu
     LLVMPositionBuilderAtEnd(B, out);
     leave(L);
     LLVMPositionBuilderAtEnd(B, good);
+}
+
+void lower_debug_record_here(Lower *L, int site) {
+    LLVMBuilderRef B = L->B;
+    LLVMBasicBlockRef rec = LLVMAppendBasicBlockInContext(L->C, L->fn, "raise.record");
+    LLVMBasicBlockRef out = LLVMAppendBasicBlockInContext(L->C, L->fn, "raise.leave");
+    LLVMValueRef prev = LLVMBuildAtomicCmpXchg(B, field(L, offsetof(JitErrRecord, flag)),
+                                               LLVMConstInt(L->t_i32, 0, 0), LLVMConstInt(L->t_i32, 1, 0),
+                                               LLVMAtomicOrderingMonotonic, LLVMAtomicOrderingMonotonic, 0);
+    LLVMBuildCondBr(B, LLVMBuildExtractValue(B, prev, 1, ""), rec, out);
+    LLVMPositionBuilderAtEnd(B, rec);
+    store_at(L, offsetof(JitErrRecord, site), LLVMConstInt(L->t_i32, (unsigned)site, 0));
+    store_at(L, offsetof(JitErrRecord, ndim), LLVMConstInt(L->t_i32, 0, 0));
+    for (int d = 0; d < 3; d++) {
+        store_at(L, offsetof(JitErrRecord, tid) + 4 * (size_t)d, L->tg->sreg(L, SREG_TID, d));
+        store_at(L, offsetof(JitErrRecord, ctaid) + 4 * (size_t)d, L->tg->sreg(L, SREG_CTAID, d));
+    }
+    LLVMBuildBr(B, out);
+    LLVMPositionBuilderAtEnd(B, out);
+    leave(L);
 }
 
 void lower_debug_after_call(Lower *L) {

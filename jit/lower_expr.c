@@ -332,6 +332,8 @@ static LLVMValueRef lower_unary(Lower *L, AstNode *n, JInfo *info) {
 static LLVMValueRef lower_ifexp(Lower *L, AstNode *n, JInfo *info) {
     LLVMBuilderRef B = L->B;
     AstNode *tn = n->u.ifexp.test;
+    int known = lower_static_condition(L, tn); /* `x is None`: only the live branch was typed (lower_is.c) */
+    if (known >= 0) return lower_expr_as(L, known ? n->u.ifexp.body : n->u.ifexp.orelse, info->type);
     LLVMValueRef c = lower_truthy(L, lower_expr(L, tn), lower_info(L, tn)->type);
     LLVMBasicBlockRef bt = LLVMAppendBasicBlockInContext(L->C, L->fn, "if.t");
     LLVMBasicBlockRef bf = LLVMAppendBasicBlockInContext(L->C, L->fn, "if.f");
@@ -612,6 +614,13 @@ static LLVMValueRef lower_subscript(Lower *L, AstNode *n, JInfo *info) {
     AstNode *vn = n->u.subscript.value;
     LLVMValueRef v = lower_expr(L, vn);
     const JType *vt = lower_info(L, vn)->type;
+    if (vt->kind == JK_TUPLE && info->builtin == JB_ARRAY_SLICE) { /* t[1:]: infer_slice.c */
+        LLVMValueRef r = LLVMGetUndef(lower_type(L, info->type));
+        for (int64_t k = 0; k < info->shape[2]; k++)
+            r = LLVMBuildInsertValue(L->B, r, LLVMBuildExtractValue(L->B, v, (unsigned)(info->shape[0] + k * info->shape[1]), ""),
+                                     (unsigned)k, "");
+        return r;
+    }
     if (vt->kind == JK_TUPLE) {
         int k = const_index(L, n->u.subscript.index, vt->n);
         if (k >= 0)
@@ -632,6 +641,7 @@ static LLVMValueRef lower_subscript(Lower *L, AstNode *n, JInfo *info) {
         char tb[128];
         lower_fail(L, n, "cannot index %s", jt_name(vt, tb, sizeof tb));
     }
+    if (info->builtin == JB_ARRAY_SLICE) return lower_slice(L, n, v, vt, info->type); /* lower_slice.c */
     LLVMValueRef vals[32];
     const JType *types[32];
     bool nonneg[32];
@@ -734,14 +744,17 @@ LLVMValueRef lower_expr(Lower *L, AstNode *n) {
     }
     case AST_UNARYOP: return lower_unary(L, n, info);
     case AST_BOOLOP: return lower_boolop(L, n, info);
-    case AST_COMPARE: return lower_compare(L, n, info);
+    case AST_COMPARE: return info->builtin == JB_IS ? lower_is(L, n, info) : lower_compare(L, n, info);
     case AST_IFEXP: return lower_ifexp(L, n, info);
     case AST_CALL:
         if (info->builtin == JB_DEVICE_CALL) return lower_device_call(L, n, info);
         if (info->builtin == JB_LAUNCH) return lower_launch(L, n, info);
+        if (info->builtin == JB_ARRAY_RESHAPE) return lower_reshape(L, n, info); /* lower_reshape.c */
         return lower_builtin_call(L, n, info);
     case AST_ATTRIBUTE:
         if (info->builtin == JB_CONST) return lower_const(L, info->constant, t, n);
+        if (info->builtin == JB_TUPLE_FIELD) /* a namedtuple's field */
+            return LLVMBuildExtractValue(L->B, lower_expr(L, n->u.attr.value), (unsigned)info->shape[0], "");
         if (info->builtin != JB_NONE) return lower_builtin_attr(L, n, info);
         if (!lower_type(L, t)) return NULL;
         lower_fail(L, n, "unsupported attribute '%s'", n->u.attr.attr);

@@ -51,6 +51,7 @@ static void flatten(Lower *L, const JType *t, LLVMValueRef v, LLVMValueRef *out,
         out[(*n)++] = LLVMBuildExtractValue(B, v, 1, "");
         return;
     }
+    if (t->kind == JK_NONE) return; /* None: no parameters */
     if (!jt_is_scalar(t)) {
         char tb[128];
         lower_fail(L, at, "a kernel cannot take an argument of type %s", jt_name(t, tb, sizeof tb));

@@ -11,6 +11,7 @@ void lower_body(Lower *L, AstList *body) {
     for (int i = 0; i < body->len; i++) {
         lower_open_block(L);
         lower_stmt(L, body->items[i]);
+        if (lower_static_exit(L, body->items[i])) break; /* the rest was not typed: it cannot run */
     }
 }
 
@@ -32,6 +33,10 @@ static void assign(Lower *L, AstNode *target, LLVMValueRef v, const JType *vt) {
             char tb[128];
             lower_fail(L, target, "cannot assign to an element of %s", jt_name(at, tb, sizeof tb));
         }
+        if (lower_info(L, target)->builtin == JB_ARRAY_SLICE) { /* a[1:5] = x: lower_slice.c */
+            lower_slice_store(L, target, v, vt);
+            return;
+        }
         LLVMValueRef arr = lower_expr(L, an);
         LLVMValueRef addr = lower_elem_addr(L, arr, at, target->u.subscript.index, target);
         LLVMValueRef cv = lower_convert(L, v, vt, jt_scalar(L->vm, (JKind)at->dtype), target);
@@ -52,6 +57,8 @@ static void assign(Lower *L, AstNode *target, LLVMValueRef v, const JType *vt) {
         lower_fail(L, target, "cannot assign to %s in a kernel", ast_kind_name(target->kind));
     }
 }
+
+void lower_assign(Lower *L, AstNode *target, LLVMValueRef v, const JType *vt) { assign(L, target, v, vt); }
 
 static void lower_augassign(Lower *L, AstNode *s) {
     JInfo *info = lower_info(L, s);
@@ -90,6 +97,11 @@ static LLVMValueRef cond_of(Lower *L, AstNode *test) {
 }
 
 static void lower_if(Lower *L, AstNode *s) {
+    int known = lower_static_condition(L, s->u.if_.test); /* `x is None`: only the live branch was typed */
+    if (known >= 0) {
+        lower_body(L, known ? &s->u.if_.body : &s->u.if_.orelse);
+        return;
+    }
     LLVMValueRef c = cond_of(L, s->u.if_.test);
     LLVMBasicBlockRef bt = LLVMAppendBasicBlockInContext(L->C, L->fn, "then");
     LLVMBasicBlockRef bf = LLVMAppendBasicBlockInContext(L->C, L->fn, "else");
@@ -185,6 +197,7 @@ LLVMValueRef lower_range_cond(Lower *L, LLVMValueRef c, LLVMValueRef stop, LLVMV
 /* for target in range(...): Python's semantics (any step sign; zero
 ** iterations leave the target unchanged; it keeps its last value). */
 static void lower_for(Lower *L, AstNode *s) {
+    if (lower_for_iter(L, s)) return; /* arrays, tuples, enumerate, zip: lower_iter.c */
     AstNode *iter = s->u.for_.iter;
     AstList *args = &iter->u.call.args;
     const JType *i64 = jt_scalar(L->vm, JK_INT64);
@@ -275,6 +288,7 @@ static void lower_stmt(Lower *L, AstNode *s) {
         LLVMBuildBr(L->B, L->cont[L->nloops - 1]);
         return;
     case AST_RETURN: lower_return(L, s); return;
+    case AST_RAISE: lower_raise(L, s); return; /* lower_raise.c */
     default:
         lower_fail(L, s, "unsupported statement (%s) in a kernel", ast_kind_name(s->kind));
     }

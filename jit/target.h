@@ -234,6 +234,13 @@ void lower_debug_bounds(Lower *L, LLVMValueRef *idx, LLVMValueRef *raw, LLVMValu
                         const AstNode *node);
 /* Debug mode: after a device call, returns when an error was recorded. */
 void lower_debug_after_call(Lower *L);
+/* A new site for node (its id), and: record site and the thread (first
+** writer wins), then leave the function (lower_raise.c). */
+int lower_debug_site(Lower *L, const AstNode *node);
+void lower_debug_record_here(Lower *L, int site);
+
+/* ---- lower_raise.c: raise E(...) (infer_raise.c) ---- */
+void lower_raise(Lower *L, AstNode *s);
 
 /* ---- lower_launch.c ---- */
 /* child[grid, block](args) (JB_LAUNCH): PTX calls the CUDA device runtime;
@@ -242,6 +249,34 @@ LLVMValueRef lower_launch(Lower *L, AstNode *call, JInfo *info);
 
 /* ---- lower_stmt.c ---- */
 void lower_body(Lower *L, AstList *body);
+/* Stores v (of type vt) into an assignment target (a name, element or tuple). */
+void lower_assign(Lower *L, AstNode *target, LLVMValueRef v, const JType *vt);
+
+/* ---- lower_iter.c: for loops over arrays, tuples, enumerate, zip,
+** literal_unroll; false for range(...) (lower_stmt.c's loop) ---- */
+bool lower_for_iter(Lower *L, AstNode *s);
+
+/* ---- lower_is.c: `a is b` (JB_IS); a test decided at compile time: 1 / 0, else -1 ---- */
+LLVMValueRef lower_is(Lower *L, AstNode *n, JInfo *info);
+int lower_static_condition(Lower *L, AstNode *test);
+bool lower_static_exit(Lower *L, AstNode *s); /* an if decided at compile time whose live branch exits */
+
+/* ---- lower_print_tuple.c: appends tuple t's text to print()'s format and
+** its numbers to the slots ---- */
+void lower_print_tuple(Lower *L, LLVMValueRef v, const JType *t, char *fmt, size_t *fl, size_t cap,
+                       LLVMValueRef *slots, int *ns, int max, const AstNode *at);
+
+/* ---- lower_globals.c: a device array global, referenced by its address ---- */
+bool lower_is_device_global(Lower *L, Value v);
+LLVMValueRef lower_device_global(Lower *L, Value v, const JType *t, const AstNode *at);
+
+/* ---- lower_reshape.c: a.reshape(shape) (JB_ARRAY_RESHAPE) ---- */
+LLVMValueRef lower_reshape(Lower *L, AstNode *n, JInfo *info);
+
+/* ---- lower_slice.c: the view a[1:5, i, ::2] (n) of array value arr of type at ---- */
+LLVMValueRef lower_slice(Lower *L, AstNode *n, LLVMValueRef arr, const JType *at, const JType *rt);
+/* target[slices] = v (a number, or an array of the view's extents) */
+void lower_slice_store(Lower *L, AstNode *target, LLVMValueRef v, const JType *vt);
 
 /* ---- lower_builtin.c ---- */
 LLVMValueRef lower_builtin_call(Lower *L, AstNode *call, JInfo *info);

@@ -10,6 +10,7 @@
 #include "complex_num.h"
 
 const JType *jt_of_value(VM *vm, Value v, char *err, size_t errsize) {
+    if (IS_NONE(v)) return jt_scalar(vm, JK_NONE); /* Numba's none: no parameters; `x is None` folds */
     if (IS_BOOL(v)) return jt_scalar(vm, JK_BOOL);
     if (IS_INT(v)) return jt_scalar(vm, JK_INT64);
     if (IS_FLOAT(v)) return jt_scalar(vm, JK_FLOAT64);
@@ -40,6 +41,9 @@ const JType *jt_of_value(VM *vm, Value v, char *err, size_t errsize) {
         }
         return jt_tuple(vm, (int)t->len, elems);
     }
+    err[0] = 0;
+    const JType *named = jt_of_namedtuple(vm, v, err, errsize); /* typeof_named.c */
+    if (named || err[0]) return named;
     int dt = host->scalar_dtype(vm, v);
     if (dt >= 0 && dt != ND_FLOAT16) return jt_scalar(vm, (JKind)dt);
     snprintf(err, errsize, "cannot pass a value of type '%s' to a kernel", vm_type_name(vm, v));

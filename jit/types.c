@@ -178,6 +178,13 @@ const JType *jt_tuple(VM *vm, int n, const JType *const *elems) {
     return intern(vm, &key);
 }
 
+const JType *jt_named_tuple(VM *vm, int n, const JType *const *elems, const char *spec) {
+    const JType *plain = jt_tuple(vm, n, elems); /* checks elems */
+    if (!plain || !spec) return plain;
+    JType key = {.kind = JK_TUPLE, .n = n, .elems = (const JType **)elems, .path = spec};
+    return intern(vm, &key);
+}
+
 const JType *jt_dtype(VM *vm, NDType dtype) {
     if ((int)dtype < 0 || dtype >= ND__COUNT) return NULL;
     JType key = {.kind = JK_DTYPE, .dtype = dtype};
@@ -230,7 +237,17 @@ static void name_into(const JType *t, char *buf, size_t size, size_t *pos) {
         bool uni = t->n > 0;
         for (int i = 1; i < t->n; i++)
             if (t->elems[i] != t->elems[0]) uni = false;
-        if (uni) {
+        if (t->path) { /* a namedtuple, as Numba names it: Point(int64 x 2), Point(int64, float64) */
+            size_t cl = strcspn(t->path, ":");
+            snprintf(tmp, sizeof tmp, "%.*s(", (int)(cl < 60 ? cl : 60), t->path);
+            put(buf, size, pos, tmp);
+            for (int i = 0; i < (uni ? 1 : t->n); i++) {
+                if (i) put(buf, size, pos, ", ");
+                name_into(t->elems[i], buf, size, pos);
+            }
+            snprintf(tmp, sizeof tmp, uni ? " x %d)" : ")", (int)t->n);
+            put(buf, size, pos, tmp);
+        } else if (uni) {
             put(buf, size, pos, "UniTuple(");
             name_into(t->elems[0], buf, size, pos);
             snprintf(tmp, sizeof tmp, " x %d)", (int)t->n);

@@ -612,6 +612,13 @@ static Value f_host_jit(VM *vm, int argc, Value *argv, Dict *kwargs) {
     vm_raise_kind(vm, NotImplementedError, "host @jit is not supported yet (use @cuda.jit kernels)");
 }
 
+/* numba.literal_unroll(t): on the host, t itself (kernels: jit/infer_iter.c) */
+static Value f_literal_unroll(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    if (argc != 1 || (kwargs && kwargs->count))
+        vm_raise_kind(vm, TypeError, "literal_unroll() takes exactly one argument");
+    return argv[0];
+}
+
 /* ------------------------------------------------------------------ state */
 
 /* vm_free hook: frees compiled kernels and the device while the jit and
@@ -774,6 +781,7 @@ static Module *build_numba(VM *vm) {
     module_add_function(vm, m, "njit", f_host_jit);
     module_add_function(vm, m, "vectorize", cuda_f_vectorize);
     module_add_function(vm, m, "guvectorize", cuda_f_guvectorize);
+    module_add_function(vm, m, "literal_unroll", f_literal_unroll);
     /* numba.float32, numba.intc, numba.byte (uint8) ...: numba's type names */
     size_t nalias;
     const DTypeAlias *alias = dtype_aliases(&nalias);

@@ -187,12 +187,19 @@ static bool host_array_view(VM *vm, Value v, bool device, JitArrayView *out) {
     return true;
 }
 
+static bool host_device_array_address(VM *vm, Value v, uint64_t *gpu_addr) {
+    if (!cuda_is_devarray(vm, v)) return false;
+    *gpu_addr = (uint64_t)((DevArray *)AS_OBJ(v))->dptr;
+    return true;
+}
+
 const JitBinding cuda_jit_binding = {
     .array_view = host_array_view,
     .dtype_of = nd_dtype_try,
     .scalar_dtype = numpy_scalar_dtype,
     .dispatcher_function = cuda_dispatcher_function,
     .device_signatures_accept = cuda_device_signatures_accept,
+    .device_array_address = host_device_array_address,
 };
 
 /* ---------------------------------------------------------------- compile */
@@ -507,6 +514,7 @@ static bool marshal_value(VM *vm, const JType *t, Value v, Marshal *m, char *err
         return true;
     }
     if (t->kind == JK_TUPLE) {
+        if (t->path) v = class_unbox(vm, v); /* a namedtuple: its tuple */
         if (!IS_TUPLE(vm, v) || AS_TUPLE(v)->len != t->n) {
             snprintf(err, errsize, "expected a tuple of %d elements, got '%s'", t->n, vm_type_name(vm, v));
             return false;
@@ -515,6 +523,7 @@ static bool marshal_value(VM *vm, const JType *t, Value v, Marshal *m, char *err
             if (!marshal_value(vm, t->elems[i], AS_TUPLE(v)->items[i], m, err, errsize)) return false;
         return true;
     }
+    if (t->kind == JK_NONE && IS_NONE(v)) return true; /* None: no parameters */
     snprintf(err, errsize, "unsupported kernel argument type");
     return false;
 }
@@ -700,6 +709,7 @@ static Value launch_gpu(VM *vm, Launch *l, Dispatcher *d, Spec *s, Marshal *m, i
         if (!status) status = gpu_cuda_memcpy_dtoh(vm->cuda->gpu, &rec, dbg, sizeof rec, err, sizeof err);
         if (status) cuda_raise_status(vm, status, err);
         char msg[1024];
+        cuda_raise_kernel_exception(vm, s->k, &rec); /* raise E(...) in the kernel: cuda_kernel_raise.c */
         if (compiler_debug_message(s->k, &rec, msg, sizeof msg)) vm_raise_kind(vm, IndexError, "%s", msg);
     }
     return NONE_VAL;
@@ -842,8 +852,10 @@ static Value launch_run(VM *vm, Launch *l, int argc, Value *argv) {
     if (rc != 0) vm_raise_kind(vm, RuntimeError, "launch of kernel '%s' failed: %s", disp_name(d), err);
     if (k->dbg_err && k->dbg_err->flag) { /* debug mode: an index was out of bounds */
         char msg[1024];
+        JitErrRecord rec = *k->dbg_err;
         compiler_debug_message(k, k->dbg_err, msg, sizeof msg);
         compiler_debug_reset(k);
+        cuda_raise_kernel_exception(vm, k, &rec); /* raise E(...) in the kernel: cuda_kernel_raise.c */
         vm_raise_kind(vm, IndexError, "%s", msg);
     }
     vm_pop_roots(vm, nconv);

@@ -169,4 +169,8 @@ Function *cuda_dispatcher_function(VM *vm, Value v, bool *is_device);
 bool cuda_device_signatures_accept(VM *vm, Value v, int nargs, const JType *const *argtypes, char *err,
                                    size_t errsize);
 
+/* After a debug-mode launch: raises the exception a kernel's `raise`
+** recorded in rec (cuda_kernel_raise.c); returns when rec holds none. */
+void cuda_raise_kernel_exception(VM *vm, const JitKernel *k, const JitErrRecord *rec);
+
 #endif

@@ -612,6 +612,9 @@ bool class_isinstance(VM *vm, Value obj, Type *cls);
 bool class_issubclass(VM *vm, Type *c, Type *cls);
 /* Looks name up in t and its bases; EMPTY if absent. */
 Value type_lookup(VM *vm, Type *t, Str *name);
+/* The builtin value an instance of a user subclass of a builtin type
+** stands for (class Point(tuple): its tuple); v itself otherwise. */
+Value class_unbox(VM *vm, Value v);
 /* object's generic attribute protocol (instance dict, then class, binding
 ** functions to methods; property/staticmethod/classmethod handled). */
 Value generic_getattr(VM *vm, Value self, Str *name);
