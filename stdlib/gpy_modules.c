@@ -12,6 +12,7 @@
 #include "collections_gpy.h"
 #include "operator_gpy.h"
 #include "heapq_gpy.h"
+#include "functools_gpy.h"
 
 static Module *run_gpy_module(VM *vm, const char *name, const char *source, size_t len) {
     Module *m = module_new(vm, str_cstr(vm, name));
@@ -39,6 +40,7 @@ GPY_MODULE(collections_abc_alias, "collections.abc")
 GPY_MODULE(collections, "collections")
 GPY_MODULE(operator, "operator")
 GPY_MODULE(heapq, "heapq")
+GPY_MODULE(functools, "functools")
 
 void gpy_modules_register(VM *vm) {
     module_register_native(vm, "abc", build_abc);
@@ -47,4 +49,5 @@ void gpy_modules_register(VM *vm) {
     module_register_native(vm, "collections", build_collections);
     module_register_native(vm, "operator", build_operator);
     module_register_native(vm, "heapq", build_heapq);
+    module_register_native(vm, "functools", build_functools);
 }
