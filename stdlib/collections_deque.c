@@ -8,6 +8,7 @@
 */
 #include <string.h>
 
+#include "class_internal.h" /* class_unbox: a deque subclass's instance holds its deque */
 #include "container.h"
 #include "stdlib_priv.h"
 
@@ -45,9 +46,10 @@ static Value deque_new(VM *vm, Type *cls, int argc, Value *argv, Dict *kwargs);
 static bool is_deque(Value v) { return IS_OBJ(v) && AS_OBJ(v)->type->new_ == deque_new && !(AS_OBJ(v)->type->flags & TYPE_HEAP); }
 
 static Deque *self_deque(VM *vm, const char *name, int argc, Value *argv) {
-    if (argc < 1 || !is_deque(argv[0]))
+    Value self = argc >= 1 ? class_unbox(vm, argv[0]) : NONE_VAL;
+    if (!is_deque(self))
         vm_raise_kind(vm, TypeError, "descriptor '%s' requires a 'collections.deque' object", name);
-    return DQ(argv[0]);
+    return DQ(self);
 }
 
 /* Room for one more item: doubles the buffer, unwrapping it to slot 0. */
@@ -550,8 +552,7 @@ METHOD(rotate) {
 
 METHOD(reversed) {
     ARGS_NONE("__reversed__");
-    (void)d;
-    return iter_make(vm, argv[0], true);
+    return iter_make(vm, OBJ_VAL(d), true);
 }
 
 METHOD(maxlen) {
