@@ -11,7 +11,32 @@ static Value f_count_elements(VM *vm, int argc, Value *argv, Dict *kwargs) {
     arg_between(vm, "_count_elements", argc, 2, 2);
     Value mapping = argv[0], it = vm_iter(vm, argv[1]), v;
     vm_push_root(vm, it);
-    if (IS_OBJ(mapping) && AS_OBJ(mapping)->type == vm->t_dict) {
+    if (IS_OBJ(mapping) && AS_OBJ(mapping)->type == vm->t_dict && ((Dict *)AS_OBJ(mapping))->count == 0) {
+        /* an empty dict (what Counter passes): one lookup per item in a
+        ** private key -> slot dict, the counts in a list, copied out at the
+        ** end in first-seen order */
+        Dict *d = (Dict *)AS_OBJ(mapping), *slots = dict_new(vm);
+        vm_push_root(vm, OBJ_VAL(slots));
+        List *counts = list_new(vm, 0);
+        vm_push_root(vm, OBJ_VAL(counts));
+        while (vm_next(vm, it, &v)) {
+            Value ix;
+            vm_push_root(vm, v);
+            if (dict_get(vm, slots, v, &ix)) {
+                Value *c = &counts->items[ix.as.i];
+                if (c->as.i == INT64_MAX) vm_raise_kind(vm, OverflowError, "integer overflow");
+                c->as.i++;
+            } else {
+                dict_set(vm, slots, v, INT_VAL(counts->len));
+                list_append(vm, counts, INT_VAL(1));
+            }
+            vm_pop_roots(vm, 1);
+        }
+        int64_t pos = 0;
+        Value k, ix;
+        while (dict_next(slots, &pos, &k, &ix)) dict_set(vm, d, k, counts->items[ix.as.i]);
+        vm_pop_roots(vm, 2);
+    } else if (IS_OBJ(mapping) && AS_OBJ(mapping)->type == vm->t_dict) {
         Dict *d = (Dict *)AS_OBJ(mapping);
         while (vm_next(vm, it, &v)) {
             Value n;
