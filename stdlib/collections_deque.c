@@ -115,8 +115,10 @@ static void deque_extend(VM *vm, Deque *d, Value iterable, bool left) {
     Value it = vm_iter(vm, iterable), v;
     vm_push_root(vm, it);
     while (vm_next(vm, it, &v)) {
+        vm_push_root(vm, v); /* growing the buffer may collect */
         if (left) push_left(vm, d, v);
         else push_right(vm, d, v);
+        vm_pop_roots(vm, 1);
     }
     vm_pop_roots(vm, 2);
 }

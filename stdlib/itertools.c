@@ -173,7 +173,9 @@ static bool cycle_next(VM *vm, Value self, Value *out) {
     Cycle *c = (Cycle *)AS_OBJ(self);
     if (!IS_EMPTY(c->it)) {
         if (vm_next(vm, c->it, out)) {
+            vm_push_root(vm, *out); /* list_append may collect */
             list_append(vm, c->saved, *out);
+            vm_pop_roots(vm, 1);
             return true;
         }
         c->it = EMPTY_VAL;
