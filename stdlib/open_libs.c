@@ -21,10 +21,14 @@ void stdlib_open_libs(VM *vm) {
     cuda_register_modules(vm);
     module_register_native(vm, "cmath", stdlib_cmath);
     json_register(vm);
-    gpy_modules_register(vm);
     warnings_register(vm);
     gc_module_register(vm);
     unicodedata_register(vm);
+    collections_deque_register(vm);
+    gpy_modules_register(vm);
+    itertools_register(vm);
+    heapq_register(vm);
+    bisect_register(vm);
     vm->sys_module = stdlib_sys(vm);
     dict_set_cstr(vm, vm->modules, "sys", OBJ_VAL(vm->sys_module));
 }

@@ -25,12 +25,22 @@ void cuda_register_modules(VM *vm);
 void warnings_register(VM *vm);
 /* stdlib/gc_module.c: registers the gc module */
 void gc_module_register(VM *vm);
-/* stdlib/gpy_modules.c: registers the modules written in gpy (typing ...) */
-void gpy_modules_register(VM *vm);
 /* stdlib/json.c: registers json, json.decoder, json.encoder */
 void json_register(VM *vm);
 /* stdlib/unicodedata.c: registers the unicodedata module */
 void unicodedata_register(VM *vm);
+/* stdlib/collections_deque.c: registers _collections (deque) */
+void collections_deque_register(VM *vm);
+/* stdlib/collections_count.c: adds _count_elements to _collections */
+void collections_count_add(VM *vm, Module *m);
+/* stdlib/itertools.c: registers itertools */
+void itertools_register(VM *vm);
+/* stdlib/heapq.c: registers _heapq */
+void heapq_register(VM *vm);
+/* stdlib/bisect.c: registers bisect */
+void bisect_register(VM *vm);
+/* stdlib/gpy_modules.c: registers the modules written in gpy */
+void gpy_modules_register(VM *vm);
 
 /* ---- stdlib/file.c: file objects, open() ---- */
 void file_init(VM *vm);

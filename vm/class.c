@@ -520,6 +520,16 @@ static Value heap_getitem(VM *vm, Value self, Value key) {
 
 static void heap_setitem(VM *vm, Value self, Value key, Value value) {
     Type *t = type_of(vm, self);
+    /* a dict/list subclass that defines only one of __setitem__/__delitem__:
+    ** the other is the builtin's slot, applied to the boxed value */
+    if ((t->flags & TYPEF_BOXED) &&
+        IS_EMPTY(heap_lookup_c(vm, t, IS_EMPTY(value) ? "__delitem__" : "__setitem__"))) {
+        Type *anc = class_ancestor(t);
+        if (anc && anc->setitem) {
+            anc->setitem(vm, class_unbox(vm, self), key, value);
+            return;
+        }
+    }
     if (IS_EMPTY(value)) {
         Value m = heap_lookup_c(vm, t, "__delitem__");
         if (IS_EMPTY(m) || IS_NONE(m))

@@ -25,6 +25,20 @@ static bool has_builtin_base(Type *t, const char *const *cnames)
     return false;
 }
 
+/* isinstance(v, collections.abc.<abc_name>) once a program has imported
+** collections.abc (a registered or derived class matches, as CPython's
+** Py_TPFLAGS_SEQUENCE/MAPPING make it); false before, at no cost. */
+static bool abc_instance(VM *vm, Value v, const char *abc_name)
+{
+    Value mod = dict_get_cstr(vm, vm->modules, "_collections_abc");
+    if (!IS_OBJ(mod) || AS_OBJ(mod)->type != vm->t_module)
+        return false;
+    Value cls = dict_get_cstr(vm, ((Module *)AS_OBJ(mod))->dict, abc_name);
+    if (!IS_OBJ(cls) || !type_is_subtype(AS_OBJ(cls)->type, vm->t_type))
+        return false;
+    return class_isinstance(vm, v, (Type *)AS_OBJ(cls));
+}
+
 static bool is_sequence(VM *vm, Value v)
 {
     if (!IS_OBJ(v))
@@ -37,7 +51,12 @@ static bool is_sequence(VM *vm, Value v)
     if (type_is_subtype(t, vm->t_list) || type_is_subtype(t, vm->t_tuple))
         return true;
     static const char *const seqs[] = {"memoryview", "deque", "array", NULL};
-    return has_builtin_base(t, seqs);
+    if (has_builtin_base(t, seqs))
+        return true;
+    static const char *const never[] = {"bytes", "bytearray", NULL};
+    if (type_is_subtype(t, vm->t_str) || type_is_subtype(t, vm->t_dict) || has_builtin_base(t, never))
+        return false;
+    return abc_instance(vm, v, "Sequence") && !abc_instance(vm, v, "Mapping");
 }
 
 static bool is_mapping(VM *vm, Value v)
@@ -48,7 +67,9 @@ static bool is_mapping(VM *vm, Value v)
     if (t == vm->t_dict || type_is_subtype(t, vm->t_dict))
         return true;
     static const char *const maps[] = {"mappingproxy", "OrderedDict", "defaultdict", "Counter", NULL};
-    return has_builtin_base(t, maps);
+    if (has_builtin_base(t, maps))
+        return true;
+    return abc_instance(vm, v, "Mapping");
 }
 
 bool match_sequence(VM *vm, Value subject, uint32_t ext)
