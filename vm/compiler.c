@@ -916,17 +916,20 @@ static void yield_to(FuncState *fs, AstNode *e, int target)
     if (e->kind == AST_YIELDFROM && fs->scope->coroutine) {
         error_at(fs, e, "'yield from' inside async function%s", "");
     } else if (e->kind == AST_YIELDFROM) {
-        int it = alloc_reg(fs);
-        alloc_reg(fs);
-        int dummy = alloc_reg(fs);
+        /* delegate as await does (SEND/YIELD C=1), so that send(), throw()
+        ** and close() reach the inner iterator and its return value is the
+        ** result */
+        int it = alloc_regs(fs, 3);
         expr_to(fs, e->u.yield.value, it);
         emit_abc(fs, OP_GET_ITER, it, it, 0);
+        emit_abc(fs, OP_LOADNONE, it + 1, 0, 0);
+        emit_abc(fs, OP_LOADNONE, it + 2, 0, 0);
         int top = here(fs);
-        int exit = emit_jump(fs, OP_FOR_ITER, it);
-        emit_abc(fs, OP_YIELD, dummy, it + 1, 0);
+        int exit = emit_jump(fs, OP_SEND, it);
+        emit_abc(fs, OP_YIELD, it + 1, it + 1, 1);
         emit_jump_back(fs, top);
         patch_here(fs, exit);
-        emit_abc(fs, OP_LOADNONE, target, 0, 0);
+        emit_abc(fs, OP_MOVE, target, it + 1, 0);
     } else {
         int v = alloc_reg(fs);
         if (e->u.yield.value)
