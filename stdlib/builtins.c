@@ -1239,5 +1239,6 @@ void builtins_init(VM *vm) {
     dict_set_cstr(vm, b, "__debug__", BOOL_VAL(true));
 
     iterators_init(vm);
+    async_builtins_init(vm);
     module_register_native(vm, "builtins", build_builtins_module);
 }

@@ -39,6 +39,8 @@ void file_flush(VM *vm, Value file);
 /* Creates the enumerate/zip/map/filter/reversed/callable_iterator types and
 ** binds the public ones in vm->builtins. Called by builtins_init. */
 void iterators_init(VM *vm);
+/* stdlib/async_builtins.c: aiter() and anext(). Called by builtins_init. */
+void async_builtins_init(VM *vm);
 /* reversed(seq) */
 Value iter_reversed(VM *vm, Value seq);
 /* iter(callable, sentinel) */
