@@ -554,7 +554,7 @@ static COLD _Noreturn void assert_fail(VM *vm, Value *msg) {
 static NOINLINE Value get_iter(VM *vm, Value v) {
     if (IS_OBJ(v)) {
         Obj *o = AS_OBJ(v);
-        if (o->type == vm->t_range) {
+        if (o->type == vm->t_range && !((Range *)o)->big) {
             Range *r = (Range *)o;
             RangeIter *it = gc_alloc_obj(vm, vm->t_range_iter, sizeof(RangeIter));
             it->next = r->start;

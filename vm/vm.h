@@ -293,6 +293,7 @@ struct VM {
     bool generators_made; /* a generator was ever created: collections look for abandoned ones */
     /* bytes.c / memoryview.c (declared in bytes.h) */
     Type *t_bytes, *t_bytearray, *t_memoryview, *t_bytes_iter;
+    Type *t_longrange_iter; /* range_big.c */
 };
 
 /* ================= vm.c: creating and destroying a VM ================= */
