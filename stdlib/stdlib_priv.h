@@ -31,6 +31,8 @@ void unicodedata_register(VM *vm);
 /* ---- stdlib/file.c: file objects, open() ---- */
 void file_init(VM *vm);
 Value file_open(VM *vm, Str *path, Str *mode);
+/* open() with encoding= / errors= (NULL: utf-8 / strict) */
+Value file_open_encoded(VM *vm, Str *path, Str *mode, const char *encoding, const char *errors);
 Value file_from_stream(VM *vm, FILE *f, const char *name, const char *mode, bool owned);
 void file_write(VM *vm, Value file, Str *s); /* any object with write() */
 void file_flush(VM *vm, Value file);

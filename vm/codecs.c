@@ -86,6 +86,10 @@ static Codec codec_lookup(VM *vm, const char *name) {
     vm_raise_kind(vm, LookupError, "unknown encoding: %s", name);
 }
 
+bool codec_is_utf8(VM *vm, const char *encoding) {
+    return codec_lookup(vm, encoding) == CODEC_UTF8;
+}
+
 static ErrHandler handler_lookup(const char *errors) {
     if (!errors || strcmp(errors, "strict") == 0) return ERR_STRICT;
     if (strcmp(errors, "ignore") == 0) return ERR_IGNORE;
