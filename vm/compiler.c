@@ -1729,7 +1729,7 @@ static void compile_class_starry(FuncState *fs, AstNode *s)
     for (int i = 0; i < decos->len; i++)
         expr_to(fs, decos->items[i], decobase + i);
     fs->line = s->line, fs->col = s->col;
-    /* fn, name, the bases tuple, the keywords dict (or None) */
+    /* fn, name, the bases tuple, the keywords dict */
     int base = alloc_regs(fs, 4);
     Scope *child = scope_child(fs->scope, s);
     if (!child) {

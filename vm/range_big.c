@@ -250,10 +250,10 @@ static bool longiter_next(VM *vm, Value self, Value *out) {
 }
 
 static Value longiter_len_hint(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    (void)vm;
     (void)argc;
     (void)kwargs;
     return ((LongRangeIter *)AS_OBJ(argv[0]))->left;
-    (void)vm;
 }
 
 static void longiter_mark(VM *vm, Obj *o) {
