@@ -201,12 +201,16 @@ static Value b_open(VM *vm, int argc, Value *argv, Dict *kwargs) {
         if (!IS_STR(vm, enc))
             vm_raise_kind(vm, TypeError, "open() argument 'encoding' must be str or None, not %s",
                           vm_type_name(vm, enc));
-        const char *e = AS_STR(enc)->chars;
-        if (strcasecmp(e, "utf-8") != 0 && strcasecmp(e, "utf8") != 0 && strcasecmp(e, "utf_8") != 0 &&
-            strcasecmp(e, "ascii") != 0 && strcasecmp(e, "us-ascii") != 0)
-            vm_raise_kind(vm, ValueError, "gpy supports only utf-8 text files, not encoding '%s'", e);
     }
-    return file_open(vm, AS_STR(a[0]), mode);
+    Value err = a[4];
+    if (!IS_EMPTY(err) && !IS_NONE(err)) {
+        if (strchr(mode->chars, 'b')) vm_raise_kind(vm, ValueError, "binary mode doesn't take an errors argument");
+        if (!IS_STR(vm, err))
+            vm_raise_kind(vm, TypeError, "open() argument 'errors' must be str or None, not %s", vm_type_name(vm, err));
+    }
+    /* file.c: other encodings and error handlers through vm/codecs.c */
+    return file_open_encoded(vm, AS_STR(a[0]), mode, IS_EMPTY(enc) || IS_NONE(enc) ? NULL : AS_STR(enc)->chars,
+                             IS_EMPTY(err) || IS_NONE(err) ? NULL : AS_STR(err)->chars);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1252,5 +1256,6 @@ void builtins_init(VM *vm) {
     dict_set_cstr(vm, b, "__debug__", BOOL_VAL(true));
 
     iterators_init(vm);
+    async_builtins_init(vm);
     module_register_native(vm, "builtins", build_builtins_module);
 }

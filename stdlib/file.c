@@ -28,6 +28,12 @@ typedef struct File {
     bool tty;      /* a terminal, pipe or socket: Ctrl-C interrupts a read waiting on it */
     char *buf;     /* stdio buffer of files we open (gc_malloc'd: counts toward GC) */
     bool binary;   /* 'b' in the mode: bytes in and out, no newline translation */
+    /* open(..., encoding=, errors=) other than utf-8/strict (file_encoding.c):
+    ** writes are encoded with `encoding` ("" for utf-8 as is), the first
+    ** one with its BOM while bom_pending; reads see the file transcoded */
+    char encoding[32], errors[32], encoding_nobom[16];
+    char shown_encoding[32]; /* f.encoding as given to open() */
+    bool bom_pending;
 } File;
 
 #define FILE_BUFSIZE 8192
@@ -179,6 +185,59 @@ Value file_open(VM *vm, Str *path, Str *mode) {
     fo->buf = gc_malloc(vm, FILE_BUFSIZE);
     setvbuf(fp, fo->buf, _IOFBF, FILE_BUFSIZE);
     return f;
+}
+
+/* open(path, mode, encoding=, errors=) for a text file whose encoding is
+** not plain utf-8/strict. Reading ('r'): the whole file is decoded at open
+** (codec_decode) and read back as UTF-8 from an anonymous temporary file,
+** so every read method works unchanged; writing ('w', 'a', 'x'): each
+** write is encoded (write_text), with a BOM first where the codec has one
+** (utf-16/utf-32) and the file is empty, as CPython. */
+Value file_open_encoded(VM *vm, Str *path, Str *mode, const char *encoding, const char *errors) {
+    bool utf8 = !encoding || codec_is_utf8(vm, encoding);
+    bool strict = !errors || strcmp(errors, "strict") == 0;
+    if (utf8 && strict) {
+        Value fv = file_open(vm, path, mode);
+        if (encoding && strlen(encoding) < 32) snprintf(((File *)AS_OBJ(fv))->shown_encoding, 32, "%s", encoding);
+        return fv;
+    }
+    if (encoding && strlen(encoding) >= 32) vm_raise_kind(vm, LookupError, "unknown encoding: %s", encoding);
+    if (errors && strlen(errors) >= 32) vm_raise_kind(vm, LookupError, "unknown error handler name '%s'", errors);
+    /* an unknown encoding is a LookupError now; the encoding of "" tells
+    ** whether it writes a BOM (2 or 4 bytes) */
+    Bytes *bom = codec_encode(vm, vm->empty_str, encoding ? encoding : "utf-8", "strict");
+    if (strchr(mode->chars, '+') && !utf8)
+        vm_raise_kind(vm, ValueError, "gpy supports encoding '%s' only for 'r', 'w', 'a' and 'x' text files", encoding);
+    Value fv = file_open(vm, path, mode);
+    File *f = (File *)AS_OBJ(fv);
+    snprintf(f->encoding, sizeof f->encoding, "%s", encoding && !utf8 ? encoding : "");
+    snprintf(f->shown_encoding, sizeof f->shown_encoding, "%s", encoding ? encoding : "");
+    snprintf(f->errors, sizeof f->errors, "%s", strict ? "" : errors);
+    if (bom->len) snprintf(f->encoding_nobom, sizeof f->encoding_nobom, "%s", bom->len == 2 ? "utf-16-le" : "utf-32-le");
+    struct stat st;
+    f->bom_pending = bom->len && fstat(fileno(f->fp), &st) == 0 && st.st_size == 0;
+    if (!f->readable) return fv;
+    /* read it all and decode it (errors raise here) */
+    vm_push_root(vm, fv);
+    StrBuf raw;
+    sb_init(&raw);
+    char chunk[8192];
+    size_t got;
+    while ((got = fread(chunk, 1, sizeof chunk, f->fp)) > 0) sb_append(&raw, chunk, got);
+    Bytes *rb = bytes_new(vm, raw.data ? raw.data : "", (int64_t)raw.len);
+    sb_free(&raw);
+    vm_push_root(vm, OBJ_VAL(rb));
+    Str *text = codec_decode(vm, rb->data, rb->len, encoding ? encoding : "utf-8", strict ? "strict" : errors);
+    vm_push_root(vm, OBJ_VAL(text));
+    FILE *tmp = tmpfile();
+    if (!tmp) os_raise_errno(vm, errno, NULL);
+    fclose(f->fp);
+    f->fp = tmp;
+    setvbuf(tmp, f->buf, _IOFBF, FILE_BUFSIZE);
+    if (text->len && fwrite(text->chars, 1, (size_t)text->len, tmp) != (size_t)text->len) os_raise_errno(vm, errno, NULL);
+    rewind(tmp);
+    vm_pop_roots(vm, 3);
+    return fv;
 }
 
 /* ------------------------------------------------------------------ */
@@ -604,6 +663,18 @@ static void write_raw(VM *vm, File *f, const char *s, size_t len) {
     if (len && fwrite(s, 1, len, f->fp) != len) write_failed(vm, f->fp, errno);
 }
 
+/* Text out: UTF-8 as is, or encoded with the file's encoding and errors. */
+static void write_text(VM *vm, File *f, Str *s) {
+    if (!f->encoding[0] && !f->errors[0]) {
+        write_raw(vm, f, s->chars, (size_t)s->len);
+        return;
+    }
+    const char *enc = f->bom_pending || !f->encoding_nobom[0] ? f->encoding : f->encoding_nobom;
+    Bytes *b = codec_encode(vm, s, enc[0] ? enc : "utf-8", f->errors[0] ? f->errors : "strict");
+    if (s->len) f->bom_pending = false;
+    write_raw(vm, f, (const char *)b->data, (size_t)b->len);
+}
+
 static void flush_raw(VM *vm, FILE *fp) {
     errno = 0;
     if (fflush(fp) != 0) write_failed(vm, fp, errno);
@@ -613,7 +684,7 @@ void file_write(VM *vm, Value file, Str *s) {
     if (file_is_file(vm, file)) {
         File *f = writable_file(vm, file, "write");
         if (f->binary) vm_raise_kind(vm, TypeError, "a bytes-like object is required, not 'str'");
-        write_raw(vm, f, s->chars, (size_t)s->len);
+        write_text(vm, f, s);
         return;
     }
     if (IS_EMPTY(file)) {
@@ -629,7 +700,8 @@ void file_write(VM *vm, Value file, Str *s) {
 void file_write_bytes(VM *vm, Value file, const char *s, size_t len) {
     if (file_is_file(vm, file)) {
         File *f = writable_file(vm, file, "write");
-        write_raw(vm, f, s, len);
+        if (f->encoding[0] || f->errors[0]) write_text(vm, f, str_new(vm, s, len));
+        else write_raw(vm, f, s, len);
         return;
     }
     file_write(vm, file, str_new(vm, s, len));
@@ -666,7 +738,7 @@ static Value m_write(VM *vm, int argc, Value *argv, Dict *kwargs) {
     if (!IS_STR(vm, argv[1]))
         vm_raise_kind(vm, TypeError, "write() argument must be str, not %s", vm_type_name(vm, argv[1]));
     Str *s = AS_STR(argv[1]);
-    write_raw(vm, f, s->chars, (size_t)s->len);
+    write_text(vm, f, s);
     return INT_VAL(s->nchars);
 }
 
@@ -690,7 +762,7 @@ static Value m_writelines(VM *vm, int argc, Value *argv, Dict *kwargs) {
         if (!IS_STR(vm, line))
             vm_raise_kind(vm, TypeError, "write() argument must be str, not %s", vm_type_name(vm, line));
         File *f = writable_file(vm, self, "writelines");
-        write_raw(vm, f, AS_STR(line)->chars, (size_t)AS_STR(line)->len);
+        write_text(vm, f, AS_STR(line));
     }
     vm_pop_roots(vm, vm->nroots - base);
     return NONE_VAL;
@@ -870,7 +942,7 @@ static Value file_repr(VM *vm, Value self) {
     Str *m = str_repr(vm, f->mode);
     vm_pop_roots(vm, 1);
     return STR_VAL(str_printf(vm, "<_io.TextIOWrapper name=%s mode=%s encoding='%s'>", n->chars, m->chars,
-                              file_encoding(f)));
+                              f->shown_encoding[0] ? f->shown_encoding : file_encoding(f)));
 }
 
 static Value file_getattr(VM *vm, Value self, Str *name) {
@@ -883,7 +955,7 @@ static Value file_getattr(VM *vm, Value self, Str *name) {
         if (f->binary && (strcmp(n, "encoding") == 0 || strcmp(n, "errors") == 0 || strcmp(n, "newlines") == 0 ||
                           strcmp(n, "line_buffering") == 0))
             return EMPTY_VAL;
-        if (strcmp(n, "encoding") == 0) return STR_VAL(str_cstr(vm, file_encoding(f)));
+        if (strcmp(n, "encoding") == 0) return STR_VAL(str_cstr(vm, f->shown_encoding[0] ? f->shown_encoding : file_encoding(f)));
         if (strcmp(n, "buffer") == 0 && !f->binary && !f->closed && f->fp) {
             /* the binary layer: a binary file object over the same stream (so
             ** text and bytes written through both keep their order) */
@@ -894,7 +966,7 @@ static Value file_getattr(VM *vm, Value self, Str *name) {
             ((File *)AS_OBJ(b))->binary = true;
             return b;
         }
-        if (strcmp(n, "errors") == 0) return STR_VAL(str_cstr(vm, "strict"));
+        if (strcmp(n, "errors") == 0) return STR_VAL(str_cstr(vm, f->errors[0] ? f->errors : "strict"));
         if (strcmp(n, "newlines") == 0) return NONE_VAL;
         if (strcmp(n, "line_buffering") == 0) return BOOL_VAL(false);
         if (strcmp(n, "__class__") == 0) return OBJ_VAL(AS_OBJ(self)->type);

@@ -45,6 +45,8 @@ void gpy_modules_register(VM *vm);
 /* ---- stdlib/file.c: file objects, open() ---- */
 void file_init(VM *vm);
 Value file_open(VM *vm, Str *path, Str *mode);
+/* open() with encoding= / errors= (NULL: utf-8 / strict) */
+Value file_open_encoded(VM *vm, Str *path, Str *mode, const char *encoding, const char *errors);
 Value file_from_stream(VM *vm, FILE *f, const char *name, const char *mode, bool owned);
 void file_write(VM *vm, Value file, Str *s); /* any object with write() */
 void file_flush(VM *vm, Value file);
@@ -53,6 +55,8 @@ void file_flush(VM *vm, Value file);
 /* Creates the enumerate/zip/map/filter/reversed/callable_iterator types and
 ** binds the public ones in vm->builtins. Called by builtins_init. */
 void iterators_init(VM *vm);
+/* stdlib/async_builtins.c: aiter() and anext(). Called by builtins_init. */
+void async_builtins_init(VM *vm);
 /* reversed(seq) */
 Value iter_reversed(VM *vm, Value seq);
 /* iter(callable, sentinel) */

@@ -618,4 +618,6 @@ void bytes_init(VM *vm) {
     dict_set_cstr(vm, vm->builtins, "bytes", OBJ_VAL(b));
     dict_set_cstr(vm, vm->builtins, "bytearray", OBJ_VAL(ba));
     dict_set_cstr(vm, vm->builtins, "memoryview", OBJ_VAL(vm->t_memoryview));
+    class_allow_subclass(vm, b, false); /* class B(bytes): class_builtin_sub.c */
+    class_allow_subclass(vm, ba, true);
 }

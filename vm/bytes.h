@@ -91,6 +91,8 @@ void int_bytes_init(VM *vm);
 /* ---- codecs.c ---- */
 /* str.encode(encoding, errors) -> bytes; encoding/errors NULL = defaults. */
 Bytes *codec_encode(VM *vm, Str *s, const char *encoding, const char *errors);
+/* Is encoding a name of utf-8? (LookupError when unknown) */
+bool codec_is_utf8(VM *vm, const char *encoding);
 /* bytes.decode(encoding, errors) -> str. */
 Str *codec_decode(VM *vm, const uint8_t *p, int64_t n, const char *encoding, const char *errors);
 /* str.encode / bytes.decode argument parsing (encoding=, errors=). */

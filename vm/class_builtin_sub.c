@@ -74,7 +74,11 @@ static Type *anc_of(VM *vm, Value self) {
 static Type *anc_of(VM *vm, Value self);
 
 static Value box_repr(VM *vm, Value self) {
-    return STR_VAL(vm_repr(vm, class_unbox(vm, self)));
+    Str *r = vm_repr(vm, class_unbox(vm, self));
+    /* a bytearray's repr names its class: BA(b'...') */
+    if (anc_of(vm, self) == vm->t_bytearray && r->len >= 9)
+        r = str_printf(vm, "%s%s", class_type_name(AS_OBJ(self)->type), r->chars + 9);
+    return STR_VAL(r);
 }
 
 /* str(x): the builtin's own str (str, and any type with a str slot);
@@ -82,6 +86,8 @@ static Value box_repr(VM *vm, Value self) {
 static Value box_str(VM *vm, Value self) {
     Type *anc = anc_of(vm, self);
     if (anc == vm->t_str || anc->str) return STR_VAL(vm_str(vm, class_unbox(vm, self)));
+    /* bytes' own str is its repr, whatever __repr__ the class defines */
+    if (anc == vm->t_bytes || anc == vm->t_bytearray) return box_repr(vm, self);
     return STR_VAL(vm_repr(vm, self));
 }
 
@@ -168,6 +174,13 @@ static bool box_contains(VM *vm, Value self, Value item) {
     return vm_contains(vm, class_unbox(vm, self), item);
 }
 
+/* memoryview(b), bytes(b), b"".join(...) of a bytes/bytearray subclass:
+** the buffer of the value inside */
+static void box_getbuffer(VM *vm, Value self, BufferView *view) {
+    Value v = class_unbox(vm, self);
+    vm_typeof(vm, v)->getbuffer(vm, v, view);
+}
+
 static void box_mark(VM *vm, Obj *o) {
     BoxedInstance *b = (BoxedInstance *)o;
     gc_mark_obj(vm, (Obj *)b->dict);
@@ -195,6 +208,7 @@ void class_boxed_slots(VM *vm, Type *T, Type *anc) {
     T->contains = anc->contains || anc->iter ? box_contains : NULL;
     T->mark = box_mark;
     T->finalize = NULL;
+    T->getbuffer = anc->getbuffer ? box_getbuffer : NULL;
 }
 
 /* ----------------------------------------------- __new__ and __init__ */

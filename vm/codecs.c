@@ -18,10 +18,26 @@ typedef enum Codec {
     CODEC_UTF8, CODEC_ASCII, CODEC_LATIN1,
     CODEC_UTF16, CODEC_UTF16LE, CODEC_UTF16BE,
     CODEC_UTF32, CODEC_UTF32LE, CODEC_UTF32BE,
+    CODEC_CP1252,
 } Codec;
 
 static const char *const codec_names[] = {"utf-8",     "ascii",     "latin-1",  "utf-16",   "utf-16-le",
-                                          "utf-16-be", "utf-32",    "utf-32-le", "utf-32-be"};
+                                          "utf-16-be", "utf-32",    "utf-32-le", "utf-32-be",
+                                          "charmap" /* cp1252: CPython's errors name the charmap codec */};
+
+/* cp1252's bytes 0x80-0x9f (0: undefined); the others are latin-1 */
+static const uint16_t cp1252_high[32] = {
+    0x20AC, 0, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017D, 0,
+    0, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0, 0x017E, 0x0178,
+};
+
+/* The cp1252 byte for cp, or -1. */
+static int cp1252_byte(uint32_t cp) {
+    if (cp < 0x80 || (cp >= 0xA0 && cp <= 0xFF)) return (int)cp;
+    for (int i = 0; i < 32; i++)
+        if (cp1252_high[i] && cp1252_high[i] == cp) return 0x80 + i;
+    return -1;
+}
 
 typedef enum ErrHandler {
     ERR_STRICT, ERR_IGNORE, ERR_REPLACE, ERR_BACKSLASH, ERR_SURROGATEESCAPE, ERR_SURROGATEPASS, ERR_XMLCHARREF,
@@ -63,10 +79,15 @@ static Codec codec_lookup(VM *vm, const char *name) {
         {"utf_32", CODEC_UTF32},      {"utf32", CODEC_UTF32},       {"u32", CODEC_UTF32},
         {"utf_32_le", CODEC_UTF32LE}, {"utf_32le", CODEC_UTF32LE},  {"utf_32_be", CODEC_UTF32BE},
         {"utf_32be", CODEC_UTF32BE},
+        {"cp1252", CODEC_CP1252},     {"windows_1252", CODEC_CP1252},
     };
     for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
         if (strcmp(norm, aliases[i].alias) == 0) return aliases[i].codec;
     vm_raise_kind(vm, LookupError, "unknown encoding: %s", name);
+}
+
+bool codec_is_utf8(VM *vm, const char *encoding) {
+    return codec_lookup(vm, encoding) == CODEC_UTF8;
 }
 
 static ErrHandler handler_lookup(const char *errors) {
@@ -240,6 +261,22 @@ static void decode_latin1(Dec *d) {
     for (int64_t i = 0; i < d->n; i++) put_cp(&d->out, d->p[i]);
 }
 
+static void decode_cp1252(Dec *d) {
+    for (int64_t i = 0; i < d->n;) {
+        uint8_t b = d->p[i];
+        uint32_t cp = b >= 0x80 && b < 0xA0 ? cp1252_high[b - 0x80] : b;
+        if (cp) {
+            put_cp(&d->out, cp);
+            i++;
+        } else if (b == 0) {
+            sb_putc(&d->out, 0);
+            i++;
+        } else {
+            i = decode_error(d, i, i + 1, "character maps to <undefined>");
+        }
+    }
+}
+
 static void decode_utf16(Dec *d, int order /* 0: BOM or little, 1: little, 2: big */) {
     const uint8_t *p = d->p;
     int64_t n = d->n, i = 0;
@@ -326,6 +363,7 @@ Str *codec_decode(VM *vm, const uint8_t *p, int64_t n, const char *encoding, con
     case CODEC_UTF32: decode_utf32(&d, 0); break;
     case CODEC_UTF32LE: decode_utf32(&d, 1); break;
     case CODEC_UTF32BE: decode_utf32(&d, 2); break;
+    case CODEC_CP1252: decode_cp1252(&d); break;
     }
     return sb_finish(vm, &d.out);
 }
@@ -348,6 +386,7 @@ static void emit(Enc *e, uint32_t cp) {
     switch (e->codec) {
     case CODEC_UTF8: put_cp(&e->out, cp); break;
     case CODEC_ASCII: case CODEC_LATIN1: sb_putc(&e->out, (char)cp); break;
+    case CODEC_CP1252: sb_putc(&e->out, (char)cp1252_byte(cp)); break;
     case CODEC_UTF16: case CODEC_UTF16LE: case CODEC_UTF16BE: {
         uint32_t units[2];
         int nu = 1;
@@ -388,6 +427,7 @@ static bool encodable(Enc *e, uint32_t cp) {
     switch (e->codec) {
     case CODEC_ASCII: return cp < 0x80;
     case CODEC_LATIN1: return cp < 0x100;
+    case CODEC_CP1252: return cp1252_byte(cp) >= 0;
     default: return cp < 0xD800 || cp > 0xDFFF;
     }
 }
@@ -438,12 +478,12 @@ static void encode_error(Enc *e, const uint32_t *cps, int64_t start, int64_t end
             if (cps[i] < 0xDC80 || cps[i] > 0xDCFF) encode_raise(e, cps, i, end, reason);
         /* the raw bytes must fill whole code units of utf-16/32 (CPython's rule) */
         if ((e->codec >= CODEC_UTF16 && e->codec <= CODEC_UTF16BE && (end - start) % 2) ||
-            (e->codec >= CODEC_UTF32 && (end - start) % 4))
+            (e->codec >= CODEC_UTF32 && e->codec <= CODEC_UTF32BE && (end - start) % 4))
             encode_raise(e, cps, start, end, reason);
         for (int64_t i = start; i < end; i++) sb_putc(&e->out, (char)(cps[i] - 0xDC00));
         return;
     case ERR_SURROGATEPASS:
-        if (e->codec == CODEC_ASCII || e->codec == CODEC_LATIN1) encode_raise(e, cps, start, end, reason);
+        if (e->codec == CODEC_ASCII || e->codec == CODEC_LATIN1 || e->codec == CODEC_CP1252) encode_raise(e, cps, start, end, reason);
         for (int64_t i = start; i < end; i++) {
             if (e->codec == CODEC_UTF8) put_cp(&e->out, cps[i]);
             else emit(e, cps[i]); /* a surrogate is one unit in utf-16/32 */
@@ -487,6 +527,7 @@ Bytes *codec_encode(VM *vm, Str *s, const char *encoding, const char *errors) {
     if (c == CODEC_UTF32) sb_append(&e.out, "\xff\xfe\x00\x00", 4);
     const char *reason = c == CODEC_ASCII ? "ordinal not in range(128)"
                          : c == CODEC_LATIN1 ? "ordinal not in range(256)"
+                         : c == CODEC_CP1252 ? "character maps to <undefined>"
                                              : "surrogates not allowed";
     for (int64_t i = 0; i < n;) {
         uint32_t ch;
@@ -499,7 +540,7 @@ Bytes *codec_encode(VM *vm, Str *s, const char *encoding, const char *errors) {
         int64_t j = i + 1;
         /* utf-8, ascii and latin-1 report a run of unencodable characters;
         ** utf-16/32 one character at a time (as CPython) */
-        bool runs = c == CODEC_UTF8 || c == CODEC_ASCII || c == CODEC_LATIN1;
+        bool runs = c == CODEC_UTF8 || c == CODEC_ASCII || c == CODEC_LATIN1 || c == CODEC_CP1252;
         while (runs) {
             if (j >= n) break;
             uint32_t cj;

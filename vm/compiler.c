@@ -916,17 +916,20 @@ static void yield_to(FuncState *fs, AstNode *e, int target)
     if (e->kind == AST_YIELDFROM && fs->scope->coroutine) {
         error_at(fs, e, "'yield from' inside async function%s", "");
     } else if (e->kind == AST_YIELDFROM) {
-        int it = alloc_reg(fs);
-        alloc_reg(fs);
-        int dummy = alloc_reg(fs);
+        /* delegate as await does (SEND/YIELD C=1), so that send(), throw()
+        ** and close() reach the inner iterator and its return value is the
+        ** result */
+        int it = alloc_regs(fs, 3);
         expr_to(fs, e->u.yield.value, it);
         emit_abc(fs, OP_GET_ITER, it, it, 0);
+        emit_abc(fs, OP_LOADNONE, it + 1, 0, 0);
+        emit_abc(fs, OP_LOADNONE, it + 2, 0, 0);
         int top = here(fs);
-        int exit = emit_jump(fs, OP_FOR_ITER, it);
-        emit_abc(fs, OP_YIELD, dummy, it + 1, 0);
+        int exit = emit_jump(fs, OP_SEND, it);
+        emit_abc(fs, OP_YIELD, it + 1, it + 1, 1);
         emit_jump_back(fs, top);
         patch_here(fs, exit);
-        emit_abc(fs, OP_LOADNONE, target, 0, 0);
+        emit_abc(fs, OP_MOVE, target, it + 1, 0);
     } else {
         int v = alloc_reg(fs);
         if (e->u.yield.value)
@@ -1707,14 +1710,76 @@ static void compile_def(FuncState *fs, AstNode *s)
     fs->freereg = save;
 }
 
+/* class C(*bases, **kw): the bases go as one tuple, the keywords as one dict */
+static bool class_is_starry(AstNode *s)
+{
+    AstList *kws = &s->u.cls.keywords;
+    for (int i = 0; i < kws->len; i++)
+        if (!kws->items[i]->u.keyword.name)
+            return true;
+    return has_starred(&s->u.cls.bases) || s->u.cls.bases.len >= BUILD_CLASS_EX;
+}
+
+static void compile_class_starry(FuncState *fs, AstNode *s)
+{
+    int save = fs->freereg;
+    AstList *decos = &s->u.cls.decorators;
+    AstList *kws = &s->u.cls.keywords, *bases = &s->u.cls.bases;
+    int decobase = alloc_regs(fs, decos->len);
+    for (int i = 0; i < decos->len; i++)
+        expr_to(fs, decos->items[i], decobase + i);
+    fs->line = s->line, fs->col = s->col;
+    /* fn, name, the bases tuple, the keywords dict */
+    int base = alloc_regs(fs, 4);
+    Scope *child = scope_child(fs->scope, s);
+    if (!child) {
+        error_at(fs, s, "internal error: no scope for class%s", "");
+        return;
+    }
+    make_function(fs, child, s, s->u.cls.name, base);
+    load_const(fs, OBJ_VAL(str_intern(fs->vm, s->u.cls.name, strlen(s->u.cls.name))), base + 1);
+    emit_abc(fs, OP_BUILD_LIST, base + 2, 0, 0);
+    for (int i = 0; i < bases->len; i++) {
+        int s2 = fs->freereg;
+        AstNode *a = bases->items[i];
+        if (a->kind == AST_STARRED)
+            emit_abc(fs, OP_LIST_EXTEND, base + 2, expr_reg(fs, a->u.starred.value), 0);
+        else
+            emit_abc(fs, OP_LIST_APPEND, base + 2, expr_reg(fs, a), 0);
+        fs->freereg = s2;
+    }
+    emit_abc(fs, OP_LIST_TO_TUPLE, base + 2, base + 2, 0);
+    emit_abc(fs, OP_BUILD_DICT, base + 3, 0, 0);
+    for (int i = 0; i < kws->len; i++) {
+        int s2 = fs->freereg;
+        AstNode *k = kws->items[i];
+        int v = expr_reg(fs, k->u.keyword.value);
+        if (k->u.keyword.name) {
+            /* merged as a one-item dict: a repeated name is a TypeError */
+            int kr = alloc_reg(fs), one = alloc_reg(fs);
+            load_const(fs, OBJ_VAL(str_intern(fs->vm, k->u.keyword.name, strlen(k->u.keyword.name))), kr);
+            emit_abc(fs, OP_BUILD_DICT, one, 0, 0);
+            emit_abc(fs, OP_DICT_SET, one, kr, v);
+            v = one;
+        }
+        emit_abc(fs, OP_DICT_MERGE, base + 3, v, 0);
+        fs->freereg = s2;
+    }
+    fs->line = s->line, fs->col = s->col;
+    emit_abc(fs, OP_BUILD_CLASS, base, 0, BUILD_CLASS_EX);
+    compile_decorated_store(fs, decos, decobase, base, s->u.cls.name);
+    fs->freereg = save;
+}
+
 static void compile_class(FuncState *fs, AstNode *s)
 {
     int save = fs->freereg;
     AstList *decos = &s->u.cls.decorators;
     AstList *kws = &s->u.cls.keywords;
-    for (int i = 0; i < kws->len; i++)
-        if (!kws->items[i]->u.keyword.name)
-            error_at(fs, kws->items[i], "class keyword arguments are not supported by gpy ('%s')", "**");
+    if (class_is_starry(s)) {
+        compile_class_starry(fs, s);
+        return;
+    }
     int decobase = alloc_regs(fs, decos->len);
     for (int i = 0; i < decos->len; i++)
         expr_to(fs, decos->items[i], decobase + i);

@@ -460,4 +460,5 @@ void complex_init(VM *vm) {
     type_add_method(vm, t, "__abs__", m_abs);
     type_add_method(vm, t, "__format__", m_format);
     type_add_method(vm, t, "__pow__", m_pow);
+    class_allow_subclass(vm, t, false); /* class C(complex): class_builtin_sub.c */
 }

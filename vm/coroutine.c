@@ -605,6 +605,11 @@ bool coro_send(VM *vm, Value *r) {
         if (g->state == GEN_RUNNING) vm_raise_kind(vm, ValueError, "%s already executing", kind_name(vm, g));
         return gen_resume(vm, g, r[1], EMPTY_VAL, &r[1]);
     }
+    /* a plain builtin iterator (yield from a list, a range...): its next
+    ** slot, whose end is the end of the delegation (value None) */
+    if (IS_NONE(r[1]) && t->next && !(t->flags & TYPE_HEAP) &&
+        (t == vm->t_range_iter || t == vm->t_list_iter || IS_EMPTY(type_lookup(vm, t, name_of(vm, "send")))))
+        return vm_next(vm, it, &r[1]) || (r[1] = NONE_VAL, false);
     SendCall c = {.it = it, .v = r[1], .exc = NONE_VAL, .out = NONE_VAL, .throw_ = false};
     return send_generic(vm, r, &c);
 }

@@ -10,6 +10,8 @@
 **   - when the VM is freed, every generator still suspended inside a try
 **     block is closed, oldest first (creation order: CPython clears a
 **     module's globals in the order they were defined).
+** A generator suspended in `yield from` is closed too: close() reaches the
+** inner iterator first, as in CPython.
 ** A generator suspended outside any try block has nothing to run on close:
 ** it is simply freed. An exception escaping close() (a yield in the
 ** finally: "generator ignored GeneratorExit") is printed to stderr as
@@ -25,6 +27,8 @@ bool generator_needs_close(VM *vm, Obj *o) {
     if (g->state != GEN_SUSPENDED || !g->regs) return false;
     Proto *p = g->fn->proto;
     uint32_t at = (uint32_t)(g->pc - 1); /* the yield it waits at */
+    /* suspended in `yield from`: closing it closes the inner iterator first */
+    if (INS_C(p->code[at])) return true;
     for (int32_t i = 0; i < p->nhandlers; i++)
         if (p->handlers[i].start <= at && at < p->handlers[i].end) return true;
     return false;

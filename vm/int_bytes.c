@@ -1,11 +1,11 @@
 /*
 ** int_bytes.c — int.to_bytes and int.from_bytes (CPython 3.11 defaults:
 ** length=1, byteorder='big'). Values that fit in 64 bits are handled
-** here; the arbitrary-precision path plugs in at the two places marked
-** BIGINT below.
+** here; bigger ones go through GMP (bigint_to_bytes/bigint_from_bytes).
 */
 #include <string.h>
 
+#include "bigint.h"
 #include "bytes.h"
 #include "vm.h"
 
@@ -48,8 +48,15 @@ static Value m_to_bytes(VM *vm, int argc, Value *argv, Dict *kwargs) {
     bool is_signed = !IS_EMPTY(a[2]) && vm_truthy(vm, a[2]);
     if (length < 0) vm_raise_kind(vm, ValueError, "length argument must be non-negative");
     if (!IS_INTLIKE(argv[0])) {
-        /* BIGINT: an arbitrary-precision self goes to bigint_to_bytes (vm/bigint.h) here. */
-        vm_raise_kind(vm, OverflowError, "int too big to convert");
+        /* a big int: GMP writes it (two's complement when signed) */
+        if (bigint_sign(vm, argv[0]) < 0 && !is_signed)
+            vm_raise_kind(vm, OverflowError, "can't convert negative int to unsigned");
+        Bytes *b = bytes_alloc(vm, length);
+        vm_push_root(vm, OBJ_VAL(b));
+        if (!bigint_to_bytes(vm, argv[0], b->data, (size_t)length, little, is_signed))
+            vm_raise_kind(vm, OverflowError, "int too big to convert");
+        vm_pop_roots(vm, 1);
+        return OBJ_VAL(b);
     }
     int64_t x = AS_INTLIKE(argv[0]);
     if (x < 0 && !is_signed) vm_raise_kind(vm, OverflowError, "can't convert negative int to unsigned");
@@ -99,18 +106,17 @@ static Value m_from_bytes(VM *vm, int argc, Value *argv, Dict *kwargs) {
     }
     if (n < 8 && neg) v |= ~(uint64_t)0 << (8 * n); /* sign-extend */
     if (fits && n >= 8 && (neg ? !((v >> 63) & 1) : (v >> 63) & 1)) fits = false; /* sign disagrees with bit 63 */
-    if (!fits) {
-        /* BIGINT: bigint_from_bytes(vm, p, n, little, is_signed) (vm/bigint.h) goes here. */
-        vm_raise_kind(vm, OverflowError, "int too big to convert");
-    }
-    int64_t r = (int64_t)v;
+    /* past 64 bits: GMP reads the whole buffer */
+    Value iv = fits ? INT_VAL((int64_t)v) : bigint_from_bytes(vm, p, (size_t)n, little, is_signed);
     Value cls = argv[0];
-    if (IS_OBJ(cls) && AS_OBJ(cls) == (Obj *)vm->t_bool) return BOOL_VAL(r != 0);
+    if (IS_OBJ(cls) && AS_OBJ(cls) == (Obj *)vm->t_bool) return BOOL_VAL(vm_truthy(vm, iv));
     if (IS_OBJ(cls) && AS_OBJ(cls) != (Obj *)vm->t_int) {
-        Value iv = INT_VAL(r);
-        return vm_call(vm, cls, 1, &iv); /* int subclasses: cls(value), as CPython */
+        vm_push_root(vm, iv);
+        Value r = vm_call(vm, cls, 1, &iv); /* int subclasses: cls(value), as CPython */
+        vm_pop_roots(vm, 1);
+        return r;
     }
-    return INT_VAL(r);
+    return iv;
 }
 
 void int_bytes_init(VM *vm) {

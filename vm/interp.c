@@ -463,11 +463,13 @@ static NOINLINE Value build_class(VM *vm, Frame *frame, Value *ra, int nbases, i
         vm_raise_kind(vm, SystemError, "BUILD_CLASS without a body function");
     Function *body = (Function *)AS_OBJ(ra[0]);
     Str *name = IS_STR(vm, ra[1]) ? AS_STR(ra[1]) : body->name;
-    Tuple *orig_bases = tuple_from_array(vm, nbases, ra + 2);
+    bool ex = nbases == BUILD_CLASS_EX; /* class C(*bases, **kw) */
+    Tuple *orig_bases = ex ? AS_TUPLE(ra[2]) : tuple_from_array(vm, nbases, ra + 2);
     vm_push_root(vm, OBJ_VAL(orig_bases));
     Tuple *bases = class_mro_entries(vm, orig_bases); /* Generic[T] and friends stand for classes */
     vm_push_root(vm, OBJ_VAL(bases));
-    Dict *kw = nkw ? interp_kwargs_dict(vm, AS_TUPLE(ra[2 + nbases]), ra + 3 + nbases, nkw) : NULL;
+    Dict *kw = ex ? (AS_DICT(ra[3])->count ? AS_DICT(ra[3]) : NULL)
+              : nkw ? interp_kwargs_dict(vm, AS_TUPLE(ra[2 + nbases]), ra + 3 + nbases, nkw) : NULL;
     vm_push_root(vm, kw ? OBJ_VAL(kw) : NONE_VAL);
     Value meta = EMPTY_VAL; /* the metaclass (class.c picks it and runs __prepare__) */
     Dict *ns = class_prepare(vm, &meta, name, bases, kw);
@@ -555,7 +557,7 @@ static COLD _Noreturn void assert_fail(VM *vm, Value *msg) {
 static NOINLINE Value get_iter(VM *vm, Value v) {
     if (IS_OBJ(v)) {
         Obj *o = AS_OBJ(v);
-        if (o->type == vm->t_range) {
+        if (o->type == vm->t_range && !((Range *)o)->big) {
             Range *r = (Range *)o;
             RangeIter *it = gc_alloc_obj(vm, vm->t_range_iter, sizeof(RangeIter));
             it->next = r->start;

@@ -176,6 +176,7 @@ struct Set {
 typedef struct Range {
     Obj obj;
     int64_t start, stop, step;
+    struct Tuple *big; /* (start, stop, step) when one is past 64 bits (range_big.c), else NULL */
 } Range;
 
 /* Iterators the interpreter's FOR_ITER fast-paths (types t_range_iter,

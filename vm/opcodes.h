@@ -151,6 +151,8 @@ extern const uint8_t opcode_modes[OP__COUNT];
 #define INS_A(i) (((i) >> 8) & 0xff)
 #define INS_B(i) (((i) >> 16) & 0xff)
 #define INS_C(i) (((i) >> 24) & 0xff)
+/* BUILD_CLASS with C = BUILD_CLASS_EX: R[A+2] is the bases tuple, R[A+3] the keywords dict */
+#define BUILD_CLASS_EX 255
 #define INS_BX(i) ((uint32_t)(i) >> 16)
 #define INS_SBX(i) ((int32_t)(i) >> 16)
 #define INS_SJ(i) ((int32_t)(i) >> 8)

@@ -429,7 +429,8 @@ Str *vm_format(VM *vm, Value v, Str *spec) {
                 vm_raise_kind(vm, TypeError, "__format__ must return a str, not %s", vm_type_name(vm, r));
             return AS_STR(r);
         }
-        if (t->flags & TYPEF_BOXED) return vm_format(vm, class_unbox(vm, v), spec);
+        /* an empty spec is str(self), which may be the class's own __str__/__repr__ */
+        if (t->flags & TYPEF_BOXED) return empty ? vm_str(vm, v) : vm_format(vm, class_unbox(vm, v), spec);
     }
     if (empty) return vm_str(vm, v);
     vm_raise_kind(vm, TypeError, "unsupported format string passed to %s.__format__", class_type_name(t));

@@ -6,7 +6,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "bigint.h"
 #include "container.h"
+#include "range_big.h"
 
 Value range_new(VM *vm, int64_t start, int64_t stop, int64_t step) {
     Range *r = gc_alloc_obj(vm, vm->t_range, sizeof(Range));
@@ -49,6 +51,7 @@ static Value iter_new(VM *vm, int64_t next, int64_t stop, int64_t step) {
 }
 
 Value range_reversed(VM *vm, Range *r) {
+    if (r->big) return range_big_iter(vm, r, true);
     int64_t n = range_len(r);
     if (n == 0) return iter_new(vm, 0, 0, 1);
     int64_t last = range_at(r, n - 1);
@@ -100,10 +103,26 @@ static int64_t search(VM *vm, Range *r, Value x, bool count, int64_t *nfound) {
 
 /* ================================================================= slots */
 
+/* range() with an argument that is not a plain int: a big int or __index__ */
+static Value range_new_any(VM *vm, int argc, Value *argv) {
+    const char *fmt = "'%s' object cannot be interpreted as an integer";
+    Value v[3] = {INT_VAL(0), INT_VAL(0), INT_VAL(1)};
+    for (int i = 0; i < argc; i++) {
+        Value x = range_int_arg(vm, argv[i], fmt);
+        vm_push_root(vm, x);
+        v[argc == 1 ? 1 : i] = x;
+    }
+    vm_pop_roots(vm, argc);
+    if (vm_equal(vm, v[2], INT_VAL(0))) vm_raise_kind(vm, ValueError, "range() arg 3 must not be zero");
+    return range_make(vm, v[0], v[1], v[2]);
+}
+
 static Value range_new_slot(VM *vm, Type *cls, int argc, Value *argv, Dict *kwargs) {
     (void)cls;
     arg_no_kwargs(vm, "range", kwargs);
     ctr_check_args(vm, "range", argc, 1, 3);
+    for (int i = 0; i < argc; i++)
+        if (!IS_INTLIKE(argv[i])) return range_new_any(vm, argc, argv);
     int64_t start = 0, stop, step = 1;
     if (argc == 1) {
         stop = vm_to_index(vm, argv[0]);
@@ -118,37 +137,52 @@ static Value range_new_slot(VM *vm, Type *cls, int argc, Value *argv, Dict *kwar
 
 static Range *as_range(Value v) { return (Range *)AS_OBJ(v); }
 
+/* A range too long for an int64 length goes the big-int way too. */
+static bool is_big(Range *r) { return r->big || ulen(r->start, r->stop, r->step) > (uint64_t)INT64_MAX; }
+
 static Value range_repr(VM *vm, Value self) {
     Range *r = as_range(self);
+    if (r->big) return range_big_repr(vm, r);
     if (r->step == 1) return STR_VAL(str_printf(vm, "range(%lld, %lld)", (long long)r->start, (long long)r->stop));
     return STR_VAL(str_printf(vm, "range(%lld, %lld, %lld)", (long long)r->start, (long long)r->stop,
                               (long long)r->step));
 }
 
-static int64_t range_len_slot(VM *vm, Value self) { return checked_len(vm, as_range(self)); }
+static int64_t range_len_slot(VM *vm, Value self) {
+    Range *r = as_range(self);
+    if (!r->big) return checked_len(vm, r);
+    Value n = range_length(vm, r);
+    if (!IS_INT(n)) vm_raise_kind(vm, OverflowError, "Python int too large to convert to C ssize_t");
+    return AS_INT(n);
+}
 
 static bool range_truthy(VM *vm, Value self) {
-    (void)vm;
+    if (as_range(self)->big) return vm_truthy(vm, range_length(vm, as_range(self)));
     return ulen(as_range(self)->start, as_range(self)->stop, as_range(self)->step) > 0;
 }
 
 static Value range_getitem(VM *vm, Value self, Value key) {
     Range *r = as_range(self);
+    bool slice = IS_OBJ(key) && AS_OBJ(key)->type == vm->t_slice;
+    if (is_big(r) || (!slice && bigint_is(vm, key)))
+        return slice ? range_big_slice(vm, r, (Slice *)AS_OBJ(key)) : range_big_item(vm, r, key);
     int64_t n = checked_len(vm, r);
-    if (IS_OBJ(key) && AS_OBJ(key)->type == vm->t_slice) {
+    if (slice) {
         int64_t start, stop, step, a, b, c;
-        slice_indices(vm, (Slice *)AS_OBJ(key), n, &start, &stop, &step);
+        Slice *sl = (Slice *)AS_OBJ(key);
+        if (!(IS_INTLIKE(sl->start) || IS_NONE(sl->start)) || !(IS_INTLIKE(sl->stop) || IS_NONE(sl->stop)) ||
+            !(IS_INTLIKE(sl->step) || IS_NONE(sl->step)))
+            return range_big_slice(vm, r, sl);
+        slice_indices(vm, sl, n, &start, &stop, &step);
         if (__builtin_mul_overflow(start, r->step, &a) || __builtin_add_overflow(a, r->start, &a) ||
             __builtin_mul_overflow(stop, r->step, &b) || __builtin_add_overflow(b, r->start, &b) ||
             __builtin_mul_overflow(step, r->step, &c))
-            vm_raise_kind(vm, OverflowError, "integer overflow");
+            return range_big_slice(vm, r, sl); /* bounds past 64 bits */
         return range_new(vm, a, b, c);
     }
     int64_t i;
     if (IS_INTLIKE(key)) i = AS_INTLIKE(key);
     else if (IS_OBJ(key) && (AS_OBJ(key)->type->flags & TYPE_HEAP)) i = vm_to_index(vm, key);
-    else if (IS_OBJ(key) && AS_OBJ(key)->type == vm->t_int) /* a big int */
-        vm_raise_kind(vm, IndexError, "cannot fit 'int' into an index-sized integer");
     else vm_raise_kind(vm, TypeError, "range indices must be integers or slices, not %s", vm_type_name(vm, key));
     if (i < 0) i += n;
     if (i < 0 || i >= n) vm_raise_kind(vm, IndexError, "range object index out of range");
@@ -157,6 +191,7 @@ static Value range_getitem(VM *vm, Value self, Value key) {
 
 static bool range_contains(VM *vm, Value self, Value x) {
     int64_t i;
+    if (as_range(self)->big || bigint_is(vm, x)) return range_big_contains(vm, as_range(self), x);
     if (exact_int(x, &i)) return contains_int(as_range(self), i);
     if (!IS_OBJ(x) || AS_OBJ(x)->type == vm->t_str) return false; /* NaN, inf, fractions, None, str */
     return search(vm, as_range(self), x, false, NULL) >= 0;
@@ -164,6 +199,7 @@ static bool range_contains(VM *vm, Value self, Value x) {
 
 static Value range_iter(VM *vm, Value self) {
     Range *r = as_range(self);
+    if (r->big) return range_big_iter(vm, r, false);
     return iter_new(vm, r->start, r->stop, r->step);
 }
 
@@ -181,6 +217,7 @@ static bool range_iter_next(VM *vm, Value self, Value *out) {
 static Value range_compare(VM *vm, CmpOp op, Value a, Value b) {
     if ((op != CMP_EQ && op != CMP_NE) || !ctr_is(a, vm->t_range) || !ctr_is(b, vm->t_range)) return EMPTY_VAL;
     Range *x = as_range(a), *y = as_range(b);
+    if (x->big || y->big) return BOOL_VAL(range_equal(vm, x, y) == (op == CMP_EQ));
     uint64_t n = ulen(x->start, x->stop, x->step);
     bool eq = n == ulen(y->start, y->stop, y->step) &&
               (n == 0 || (x->start == y->start && (n == 1 || x->step == y->step)));
@@ -191,6 +228,7 @@ static Value range_compare(VM *vm, CmpOp op, Value a, Value b) {
 ** that do not matter. */
 static int64_t range_hash(VM *vm, Value self) {
     Range *r = as_range(self);
+    if (is_big(r)) return range_big_hash(vm, r);
     int64_t n = range_len(r);
     int64_t h[3];
     h[0] = vm_hash(vm, INT_VAL(n));
@@ -202,6 +240,10 @@ static int64_t range_hash(VM *vm, Value self) {
 static Value range_getattr(VM *vm, Value self, Str *name) {
     Range *r = as_range(self);
     const char *n = name->chars;
+    if (r->big) {
+        for (int i = 0; i < 3; i++)
+            if (strcmp(n, (const char *[]){"start", "stop", "step"}[i]) == 0) return r->big->items[i];
+    }
     if (strcmp(n, "start") == 0) return INT_VAL(r->start);
     if (strcmp(n, "stop") == 0) return INT_VAL(r->stop);
     if (strcmp(n, "step") == 0) return INT_VAL(r->step);
@@ -215,6 +257,7 @@ static Value m_index(VM *vm, int argc, Value *argv, Dict *kwargs) {
     arg_count(vm, "range.index", argc - 1, 1, 1);
     Range *r = as_range(argv[0]);
     Value x = argv[1];
+    if (is_big(r) || bigint_is(vm, x)) return range_big_index(vm, r, x, false);
     if (IS_INTLIKE(x)) {
         int64_t v = AS_INTLIKE(x);
         if (!contains_int(r, v)) {
@@ -233,6 +276,7 @@ static Value m_count(VM *vm, int argc, Value *argv, Dict *kwargs) {
     arg_no_kwargs(vm, "range.count", kwargs);
     arg_count(vm, "range.count", argc - 1, 1, 1);
     Range *r = as_range(argv[0]);
+    if (is_big(r) || bigint_is(vm, argv[1])) return range_big_index(vm, r, argv[1], true);
     if (IS_INTLIKE(argv[1])) return INT_VAL(contains_int(r, AS_INTLIKE(argv[1])) ? 1 : 0);
     int64_t n = 0;
     search(vm, r, argv[1], true, &n);
@@ -253,6 +297,7 @@ void range_init(VM *vm) {
     t->getattr = range_getattr;
     type_add_method(vm, t, "index", m_index);
     type_add_method(vm, t, "count", m_count);
+    range_big_init(vm);
 
     Type *it = vm->t_range_iter;
     it->iter = ctr_iter_self;

@@ -319,6 +319,7 @@ struct VM {
     /* bytes.c / memoryview.c (declared in bytes.h) */
     Type *t_bytes, *t_bytearray, *t_memoryview, *t_bytes_iter;
     Type *t_union; /* vm/union_type.c: made by the first X | Y of types */
+    Type *t_longrange_iter; /* range_big.c */
 };
 
 /* ================= vm.c: creating and destroying a VM ================= */
