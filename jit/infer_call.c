@@ -291,6 +291,7 @@ static const JType *path_call(Pass *p, AstNode *n, const JType *ft) {
         return atomic_call(p, n, jp);
     if (b == JB_ATOMIC_CAS1) return cas1_call(p, n, jp);
     if (b >= JB_SHFL_IDX && b <= JB_SYNCWARP) return warp_call(p, n, jp);
+    if (b == JB_MATCH_ANY || b == JB_MATCH_ALL || b == JB_LANEMASK_LT) return inf_warp_match_call(p, n, jp);
     const JType *at[64] = {0};
     JInfo *i;
     switch (b) {

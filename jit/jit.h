@@ -139,6 +139,9 @@ typedef enum JBuiltin {
     JB_COMPLEX,                       /* complex(re[, im]) → complex128 */
     JB_CMATH_EXP, JB_CMATH_LOG, JB_CMATH_SQRT, /* cmath on complex (or real) → complex */
     JB_CMATH_PHASE,                   /* cmath.phase → the part's float type */
+    /* more warp collectives: match_any_sync(mask, v) → uint32, match_all_sync(mask, v) →
+       (uint32, bool); lanemask_lt() → uint32 (jit/lower_warp_match.c) */
+    JB_MATCH_ANY, JB_MATCH_ALL, JB_LANEMASK_LT,
     JB__COUNT
 } JBuiltin;
 

@@ -400,6 +400,12 @@ static LLVMValueRef cpu_warp(Lower *L, int op, LLVMValueRef mask, LLVMValueRef b
     return lower_call_named(L, "gpy_cpu_warp", L->t_i64, pt, a, 5, false);
 }
 
+/* The CPU device groups the lanes at an activemask() by its call site;
+** sites are ordered as in the source (see gpu/cpu_device.c). */
+static LLVMValueRef activemask_site(Lower *L, const AstNode *n) {
+    return LLVMConstInt(L->t_i32, (unsigned long long)((n->line & 0x1fffff) << 10 | (n->col & 1023)), 0);
+}
+
 static LLVMValueRef lower_warp(Lower *L, AstNode *n, JInfo *info) {
     AstList *args = &n->u.call.args;
     LLVMBuilderRef B = L->B;
@@ -454,7 +460,8 @@ static LLVMValueRef lower_warp(Lower *L, AstNode *n, JInfo *info) {
     }
     if (b == JB_ACTIVEMASK) {
         LLVMValueRef r = ptx ? lower_intrinsic(L, "llvm.nvvm.activemask", NULL, 0, NULL, 0)
-                             : LLVMBuildTrunc(B, cpu_warp(L, op, LLVMConstInt(L->t_i32, 0xffffffffu, 0), NULL, NULL),
+                             : LLVMBuildTrunc(B, cpu_warp(L, op, LLVMConstInt(L->t_i32, 0xffffffffu, 0), NULL,
+                                                          activemask_site(L, n)),
                                               L->t_i32, "");
         return lower_convert(L, r, u32, info->type, n);
     }
@@ -638,6 +645,7 @@ LLVMValueRef lower_builtin_call(Lower *L, AstNode *n, JInfo *info) {
     case JB_SHFL_IDX: case JB_SHFL_UP: case JB_SHFL_DOWN: case JB_SHFL_XOR: case JB_VOTE_ALL:
     case JB_VOTE_ANY: case JB_VOTE_EQ: case JB_BALLOT: case JB_ACTIVEMASK: case JB_SYNCWARP:
         return lower_warp(L, n, info);
+    case JB_MATCH_ANY: case JB_MATCH_ALL: case JB_LANEMASK_LT: return lower_warp_match(L, n, info);
     case JB_LEN: {
         if (args->len != 1) lower_fail(L, n, "len() takes one argument");
         const JType *t = lower_info(L, args->items[0])->type;
