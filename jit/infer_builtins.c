@@ -48,6 +48,7 @@ static const JitPath paths[] = {
     CALL("cuda.const.array_like", JB_CONST_ARRAY, 1, 1),
     CALL("cuda.match_any_sync", JB_MATCH_ANY, 2, 2), CALL("cuda.match_all_sync", JB_MATCH_ALL, 2, 2),
     CALL("cuda.lanemask_lt", JB_LANEMASK_LT, 0, 0),
+    CALL("cuda.atomic.nanmax", JB_ATOMIC_NANMAX, 3, 3), CALL("cuda.atomic.nanmin", JB_ATOMIC_NANMIN, 3, 3),
     CALL("range", JB_RANGE, 1, 3), CALL("len", JB_LEN, 1, 1), CALL("min", JB_MIN, 1, 64),
     CALL("max", JB_MAX, 1, 64), CALL("abs", JB_ABS, 1, 1), CALL("round", JB_ROUND, 1, 2),
     CALL("int", JB_INT, 1, 1), CALL("float", JB_FLOAT, 1, 1), CALL("bool", JB_BOOL, 1, 1),

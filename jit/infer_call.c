@@ -287,7 +287,8 @@ static const JType *path_call(Pass *p, AstNode *n, const JType *ft) {
     if (b == JB_SHARED_ARRAY || b == JB_LOCAL_ARRAY) return array_alloc_call(p, n, b, what);
     no_keywords(p, n, what);
     check_nargs(p, n, what, na, jp->minargs, jp->maxargs);
-    if ((b >= JB_ATOMIC_ADD && b <= JB_ATOMIC_CAS) || (b >= JB_ATOMIC_AND && b <= JB_ATOMIC_DEC))
+    if ((b >= JB_ATOMIC_ADD && b <= JB_ATOMIC_CAS) || (b >= JB_ATOMIC_AND && b <= JB_ATOMIC_DEC) ||
+        b == JB_ATOMIC_NANMAX || b == JB_ATOMIC_NANMIN)
         return atomic_call(p, n, jp);
     if (b == JB_ATOMIC_CAS1) return cas1_call(p, n, jp);
     if (b >= JB_SHFL_IDX && b <= JB_SYNCWARP) return warp_call(p, n, jp);

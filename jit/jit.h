@@ -142,6 +142,7 @@ typedef enum JBuiltin {
     /* more warp collectives: match_any_sync(mask, v) → uint32, match_all_sync(mask, v) →
        (uint32, bool); lanemask_lt() → uint32 (jit/lower_warp_match.c) */
     JB_MATCH_ANY, JB_MATCH_ALL, JB_LANEMASK_LT,
+    JB_ATOMIC_NANMAX, JB_ATOMIC_NANMIN, /* cuda.atomic.nanmax/nanmin: max/min where NaN is a missing value */
     JB__COUNT
 } JBuiltin;
 

@@ -247,7 +247,7 @@ static LLVMValueRef lower_alloc_array(Lower *L, AstNode *n, JInfo *info, bool sh
 /* ------------------------------------------------------------- atomics */
 
 static LLVMValueRef float_minmax_cas(Lower *L, LLVMValueRef addr, LLVMValueRef v, LLVMTypeRef fty,
-                                     bool is_max) {
+                                     bool is_max, bool nan_missing) {
     LLVMBuilderRef B = L->B;
     LLVMTypeRef ity = fty == L->t_f32 ? L->t_i32 : L->t_i64;
     LLVMValueRef init = LLVMBuildLoad2(B, ity, addr, "");
@@ -262,6 +262,9 @@ static LLVMValueRef float_minmax_cas(Lower *L, LLVMValueRef addr, LLVMValueRef v
     LLVMValueRef oldf = LLVMBuildBitCast(B, old, fty, "");
     /* Python's max(old, v): v only when v > old (NaN never replaces) */
     LLVMValueRef take = LLVMBuildFCmp(B, is_max ? LLVMRealOGT : LLVMRealOLT, v, oldf, "");
+    if (nan_missing) /* Numba's nanmax/nanmin: a NaN v changes nothing, a NaN old is replaced */
+        take = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealORD, v, v, ""),
+                            LLVMBuildFCmp(B, is_max ? LLVMRealUGT : LLVMRealULT, v, oldf, ""), "");
     LLVMValueRef nf = LLVMBuildSelect(B, take, v, oldf, "");
     LLVMValueRef ni = LLVMBuildBitCast(B, nf, ity, "");
     LLVMValueRef pair = LLVMBuildAtomicCmpXchg(B, addr, old, ni, LLVMAtomicOrderingMonotonic,
@@ -303,10 +306,10 @@ static LLVMValueRef lower_atomic(Lower *L, AstNode *n, JInfo *info) {
     case JB_ATOMIC_SUB:
         r = LLVMBuildAtomicRMW(B, fl ? LLVMAtomicRMWBinOpFSub : LLVMAtomicRMWBinOpSub, addr, v, mo, 0);
         break;
-    case JB_ATOMIC_MAX: case JB_ATOMIC_MIN: {
-        bool mx = info->builtin == JB_ATOMIC_MAX;
+    case JB_ATOMIC_MAX: case JB_ATOMIC_MIN: case JB_ATOMIC_NANMAX: case JB_ATOMIC_NANMIN: {
+        bool mx = info->builtin == JB_ATOMIC_MAX || info->builtin == JB_ATOMIC_NANMAX;
         if (fl) {
-            r = float_minmax_cas(L, addr, v, ety, mx);
+            r = float_minmax_cas(L, addr, v, ety, mx, info->builtin >= JB_ATOMIC_NANMAX);
         } else {
             LLVMAtomicRMWBinOp op = mx ? (sg ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax)
                                        : (sg ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin);
@@ -632,7 +635,7 @@ LLVMValueRef lower_builtin_call(Lower *L, AstNode *n, JInfo *info) {
     case JB_LOCAL_ARRAY: return lower_alloc_array(L, n, info, false);
     case JB_ATOMIC_ADD: case JB_ATOMIC_SUB: case JB_ATOMIC_MAX: case JB_ATOMIC_MIN:
     case JB_ATOMIC_EXCH: case JB_ATOMIC_CAS: case JB_ATOMIC_AND: case JB_ATOMIC_OR:
-    case JB_ATOMIC_XOR: case JB_ATOMIC_INC: case JB_ATOMIC_DEC:
+    case JB_ATOMIC_XOR: case JB_ATOMIC_INC: case JB_ATOMIC_DEC: case JB_ATOMIC_NANMAX: case JB_ATOMIC_NANMIN:
         return lower_atomic(L, n, info);
     case JB_ATOMIC_CAS1: return lower_cas1(L, n, info);
     case JB_PRINT: lower_print(L, n); return NULL;
