@@ -447,6 +447,8 @@ static const JType *print_call(Pass *p, AstNode *n) {
             inf_set_type(p, a, S(p, JK_STRING));
             continue;
         }
+        const JType *d3 = a->kind == AST_ATTRIBUTE ? inf_expr(p, a) : NULL;
+        if (d3 && jit_dim3_sreg(d3) >= 0) continue; /* print(cuda.threadIdx): "(x, y, z)" as Numba */
         const JType *t = inf_value(p, a);
         if (!t) return inf_unknown(p, n, "unknown argument type");
         if (!jt_is_scalar(t))

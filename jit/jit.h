@@ -13,6 +13,8 @@
 #ifndef GPY_JIT_H
 #define GPY_JIT_H
 
+#include <string.h>
+
 #include "ast.h"
 #include "vm.h"
 #include "../contracts/dtype.h"
@@ -145,6 +147,16 @@ typedef enum JBuiltin {
     JB_ATOMIC_NANMAX, JB_ATOMIC_NANMIN, /* cuda.atomic.nanmax/nanmin: max/min where NaN is a missing value */
     JB__COUNT
 } JBuiltin;
+
+/* cuda.threadIdx / blockIdx / blockDim / gridDim as a value (a JK_MODULE
+** type, so far only printed): the JSreg (jit/target.h) it reads, or -1. */
+static inline int jit_dim3_sreg(const JType *t) {
+    static const char *const names[4] = {"cuda.threadIdx", "cuda.blockIdx", "cuda.blockDim", "cuda.gridDim"};
+    if (t->kind != JK_MODULE || !t->path) return -1;
+    for (int k = 0; k < 4; k++)
+        if (strcmp(t->path, names[k]) == 0) return k; /* SREG_TID, SREG_CTAID, SREG_NTID, SREG_NCTAID */
+    return -1;
+}
 
 /* What inference knows about one AST node. */
 typedef struct JInfo {

@@ -497,7 +497,7 @@ static void lower_print(Lower *L, AstNode *n) {
     LLVMBuilderRef B = L->B;
     char fmt[1024];
     size_t fl = 0;
-    LLVMValueRef slots[32];
+    LLVMValueRef slots[96]; /* a Dim3 takes three */
     int ns = 0;
     for (int k = 0; k < args->len && k < 32; k++) {
         AstNode *a = args->items[k];
@@ -510,6 +510,14 @@ static void lower_print(Lower *L, AstNode *n) {
             continue;
         }
         const JType *t = lower_info(L, a)->type;
+        if (jit_dim3_sreg(t) >= 0) { /* Numba prints a Dim3 as "(x, y, z)" */
+            if (fl + 20 >= sizeof fmt - 2 || ns + 3 > 96) lower_fail(L, n, "print() line is too long");
+            memcpy(fmt + fl, "(%lld, %lld, %lld)", 18);
+            fl += 18;
+            for (int d = 0; d < 3; d++)
+                slots[ns++] = LLVMBuildSExt(B, L->tg->sreg(L, (JSreg)jit_dim3_sreg(t), d), L->t_i64, "");
+            continue;
+        }
         LLVMValueRef v = lower_expr(L, a);
         const char *spec;
         if (t->kind == JK_BOOL) {
