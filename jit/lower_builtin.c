@@ -309,7 +309,8 @@ static LLVMValueRef lower_atomic(Lower *L, AstNode *n, JInfo *info) {
     case JB_ATOMIC_MAX: case JB_ATOMIC_MIN: case JB_ATOMIC_NANMAX: case JB_ATOMIC_NANMIN: {
         bool mx = info->builtin == JB_ATOMIC_MAX || info->builtin == JB_ATOMIC_NANMAX;
         if (fl) {
-            r = float_minmax_cas(L, addr, v, ety, mx, info->builtin >= JB_ATOMIC_NANMAX);
+            r = float_minmax_cas(L, addr, v, ety, mx,
+                                 info->builtin == JB_ATOMIC_NANMAX || info->builtin == JB_ATOMIC_NANMIN);
         } else {
             LLVMAtomicRMWBinOp op = mx ? (sg ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax)
                                        : (sg ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin);
