@@ -29,7 +29,8 @@
 ** collective for lanes that have not arrived yet (rerun next pass). */
 enum { FIBER_RUN, FIBER_WAIT, FIBER_DONE, FIBER_YIELD };
 
-enum { WARP_RING = 8 }; /* collectives a lane may run ahead of a slower one */
+/* What a lane is parked at (ThreadFiber.wpark; see gpy_cpu_warp). */
+enum { WPARK_NONE, WPARK_SYNC, WPARK_ACTIVE };
 
 /* One CUDA thread of a barrier kernel. */
 typedef struct ThreadFiber {
@@ -38,8 +39,12 @@ typedef struct ThreadFiber {
     int state;
     struct BlockSched *sched;
     uint32_t nred;                /* syncthreads_count/_and/_or calls so far */
-    uint32_t wseq;                /* warp collectives arrived at so far */
-    uint64_t wvals[WARP_RING];    /* the value deposited at collective k, at k % WARP_RING */
+    /* the warp collective this lane is parked at (gpy_cpu_warp) */
+    uint8_t wpark;                /* WPARK_*: none, a *_sync collective, activemask */
+    bool wreleased;               /* its group met: wres holds the result */
+    int32_t wop, warg;            /* op number; shfl lane/delta, or the activemask call site */
+    uint32_t wmask;
+    uint64_t wval, wres;
 } ThreadFiber;
 
 /* The fibers of the block a worker is running, and the scheduler's own
@@ -252,62 +257,139 @@ int32_t gpy_cpu_syncthreads_reduce(KernelCtx *ctx, int32_t pred, int32_t op) {
     return s->red[slot];
 }
 
-/* A warp collective on the CPU device (see jit/lower_builtin.c for op
-** numbers: 0-3 shfl idx/up/down/xor, 4 all, 5 any, 6 eq, 7 ballot,
-** 8 activemask, 9 syncwarp). The warp is 32 consecutive linear thread ids.
-** The calling lane deposits value and yields until every live lane of mask
-** has arrived at the same collective (its k-th), then computes its result
-** from the lanes present, as the GPU does for full and partial masks. */
+/* ------------------------------------------------------ warp collectives
+**
+** The lanes of a warp (32 consecutive linear thread ids) are fibers that run
+** one after the other, so convergence is modelled explicitly: a lane that
+** reaches a warp collective parks there (ThreadFiber.wpark) and the lanes
+** that meet are released together, each with its result in wres.
+**
+** - A *_sync collective (shfl, votes, ballot, match, syncwarp) waits for the
+**   lanes of its mask, as on sm_70+ (they may sit at another call site):
+**   its group is the closure of the masks of the lanes parked with it; it
+**   meets when every lane of that closure is parked at a *_sync collective
+**   or has exited.
+** - activemask() has no mask: the active lanes are those that reached the
+**   same call site (warg) together. It is decided once every other lane of
+**   the warp is blocked (parked, at a barrier or exited) and no *_sync group
+**   can meet; the parked call site earliest in the source goes first, so
+**   lanes that ran ahead (past a loop or a branch) wait for the ones behind,
+**   as the GPU reconverges them at the end of structured control flow.
+** Ops (jit/lower_builtin.c): 0-3 shfl idx/up/down/xor, 4 all, 5 any, 6 eq,
+** 7 ballot, 8 activemask, 9 syncwarp, 10 match_any, 11 match_all. */
+
+static bool lane_blocked(const ThreadFiber *f) {
+    return f->state == FIBER_DONE || f->state == FIBER_WAIT || f->wpark != WPARK_NONE;
+}
+
+/* The *_sync group of lane l (bits of the parked lanes in the closure of
+** the masks); false while a lane of the closure has not arrived. */
+static bool sync_group(const ThreadFiber *fs, int wb, int nl, int l, uint32_t *group) {
+    uint32_t want = 1u << l, seen = 0, g = 0;
+    bool ready = true;
+    while (want & ~seen) {
+        int j = __builtin_ctz(want & ~seen);
+        seen |= 1u << j;
+        if (j >= nl || fs[wb + j].state == FIBER_DONE) continue; /* exited, or no such lane */
+        if (fs[wb + j].wpark != WPARK_SYNC) {
+            ready = false;
+            continue;
+        }
+        g |= 1u << j;
+        want |= fs[wb + j].wmask;
+    }
+    *group = g;
+    return ready;
+}
+
+/* Lane m's result when the lanes of g meet. Shuffles read their source
+** lane's value (PTX uses the low 5 bits of lane/delta; a source outside the
+** warp or not in the group gives the caller's own value); votes, ballots and
+** matches see the lanes of the group that are in m's mask. */
+static uint64_t warp_result(const ThreadFiber *fs, int wb, int m, uint32_t g) {
+    const ThreadFiber *f = &fs[wb + m];
+    int op = f->wop;
+    uint32_t present = (g & f->wmask) | 1u << m;
+    if (op <= 3) {
+        int a = f->warg & 31;
+        int src = op == 0 ? a : op == 1 ? m - a : op == 2 ? m + a : m ^ a;
+        if (src < 0 || src >= 32 || !(g >> src & 1)) return f->wval;
+        return fs[wb + src].wval;
+    }
+    if (op == 9) return 0;
+    uint32_t yes = 0;
+    for (int j = 0; j < 32; j++) {
+        if (!(present >> j & 1)) continue;
+        if (op >= 10 ? fs[wb + j].wval == f->wval : fs[wb + j].wval != 0) yes |= 1u << j;
+    }
+    if (op == 4) return yes == present;
+    if (op == 5) return yes != 0;
+    if (op == 6) return yes == 0 || yes == present;
+    if (op == 11) return yes == present ? present : 0;
+    return yes; /* ballot, match_any */
+}
+
+static void release_lanes(BlockSched *s, int wb, uint32_t g, uint32_t activemask) {
+    ThreadFiber *fs = s->fibers;
+    for (int j = 0; j < 32; j++) /* results first: they read the values of the others */
+        if (g >> j & 1) fs[wb + j].wres = activemask ? activemask : warp_result(fs, wb, j, g);
+    for (int j = 0; j < 32; j++)
+        if (g >> j & 1) {
+            fs[wb + j].wpark = WPARK_NONE;
+            fs[wb + j].wreleased = true;
+        }
+    s->progress = true;
+}
+
+/* Releases lane l's group if it can meet now; force (no progress in the
+** last pass: lanes wait for ones at a barrier) takes the lanes present. */
+static bool warp_try_meet(BlockSched *s, int wb, int nl, int l, bool force) {
+    ThreadFiber *fs = s->fibers;
+    uint32_t g;
+    if (fs[wb + l].wpark == WPARK_SYNC) {
+        if (!sync_group(fs, wb, nl, l, &g) && !force) return false;
+        release_lanes(s, wb, g, 0);
+        return true;
+    }
+    int32_t first = fs[wb + l].warg;
+    for (int j = 0; j < nl; j++) {
+        const ThreadFiber *o = &fs[wb + j];
+        if (!lane_blocked(o)) return false;
+        if (o->wpark == WPARK_SYNC && sync_group(fs, wb, nl, j, &g)) return false; /* it goes first */
+        if (o->wpark == WPARK_ACTIVE && o->warg < first) first = o->warg;
+    }
+    if (first != fs[wb + l].warg) return false;
+    g = 0;
+    for (int j = 0; j < nl; j++)
+        if (fs[wb + j].wpark == WPARK_ACTIVE && fs[wb + j].warg == first) g |= 1u << j;
+    release_lanes(s, wb, g, g);
+    return true;
+}
+
 uint64_t gpy_cpu_warp(KernelCtx *ctx, int32_t op, uint32_t mask, uint64_t value, int32_t arg) {
     BlockSched *s = ctx->block;
     if (!s) { /* a lone thread */
-        if (op == 7) return value ? 1 : 0;
+        if (op == 7 || op == 10 || op == 11) return op == 7 ? value != 0 : 1;
         if (op == 8) return 1;
         return value;
     }
     int me = s->current, wb = me / 32 * 32, l = me - wb;
     int nl = s->n - wb < 32 ? s->n - wb : 32;
-    ThreadFiber *fs = s->fibers;
-    if (op == 8) {
-        uint32_t m = 0;
-        for (int j = 0; j < nl; j++)
-            if (fs[wb + j].state != FIBER_DONE) m |= 1u << j;
-        return m;
-    }
-    ThreadFiber *f = &fs[me];
-    uint32_t k = ++f->wseq;
-    f->wvals[k % WARP_RING] = value;
+    ThreadFiber *f = &s->fibers[me];
+    f->wpark = op == 8 ? WPARK_ACTIVE : WPARK_SYNC;
+    f->wop = op;
+    f->wmask = mask;
+    f->wval = value;
+    f->warg = arg;
+    f->wreleased = false;
     s->progress = true;
-    for (bool waited = false;; waited = true) {
-        bool all = true;
-        for (int j = 0; j < nl && all; j++)
-            if ((mask >> j & 1) && fs[wb + j].state != FIBER_DONE && fs[wb + j].wseq < k) all = false;
-        if (all || (s->force && waited)) break; /* force frees only lanes stuck since the last pass */
+    for (bool waited = false; !f->wreleased; waited = true) {
+        if (warp_try_meet(s, wb, nl, l, s->force && waited)) break;
         f->state = FIBER_YIELD;
         fiber_switch(&f->ctx, &s->main);
     }
-    uint32_t present = 0;
-    for (int j = 0; j < nl; j++)
-        if ((mask >> j & 1) && fs[wb + j].wseq >= k) present |= 1u << j;
-    present |= 1u << l;
-    if (op <= 3) {
-        int64_t src;
-        uint32_t a = (uint32_t)arg;
-        if (op == 0) src = a & 31;
-        else if (op == 1) src = (int64_t)l - (int64_t)a;
-        else if (op == 2) src = (int64_t)l + (int64_t)a;
-        else src = l ^ (a & 31);
-        if (src < 0 || src >= 32 || !(present >> src & 1)) return value;
-        return fs[wb + src].wvals[k % WARP_RING];
-    }
-    if (op == 9) return 0;
-    uint32_t yes = 0;
-    for (int j = 0; j < 32; j++)
-        if ((present >> j & 1) && fs[wb + j].wvals[k % WARP_RING]) yes |= 1u << j;
-    if (op == 4) return yes == present;
-    if (op == 5) return yes != 0;
-    if (op == 6) return yes == 0 || yes == present;
-    return yes;
+    f->wreleased = false;
+    return f->wres;
 }
 
 void *gpy_cpu_scratch(KernelCtx *ctx, int64_t bytes) {
@@ -468,7 +550,8 @@ static bool run_block_fibers(CpuDevice *d, Worker *w, const CpuLaunch *l, const 
                 f->state = FIBER_RUN;
                 f->sched = &s;
                 f->nred = 0;
-                f->wseq = 0;
+                f->wpark = WPARK_NONE;
+                f->wreleased = false;
                 fiber_init(&f->ctx, w->stacks + (size_t)i * d->stack_size, d->stack_size, fiber_main, f);
             }
     for (;;) {

@@ -170,7 +170,7 @@ static bool needs_fibers(void *cx, AstNode *n) {
     JInfo *i = jf_info(P->f, n);
     if (!i) return true;
     JBuiltin b = i->builtin;
-    if (b == JB_PRINT || (b >= JB_SHFL_IDX && b <= JB_SYNCWARP) ||
+    if (b == JB_PRINT || (b >= JB_SHFL_IDX && b <= JB_SYNCWARP) || b == JB_MATCH_ANY || b == JB_MATCH_ALL ||
         (b == JB_DEVICE_CALL && i->callee && i->callee->uses_barrier)) {
         P->fail = true;
         return false;

@@ -13,7 +13,7 @@
 /* A cache file: this header, then len bytes of payload whose FNV-1a
 ** checksum is sum (tests/fuzz/fuzz_cache.c writes entries with it too). */
 #define CACHE_MAGIC "GPYKCACH"
-#define CACHE_FORMAT 2u
+#define CACHE_FORMAT 3u
 typedef struct CacheHeader {
     char magic[8];
     uint32_t format;

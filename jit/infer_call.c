@@ -291,10 +291,12 @@ static const JType *path_call(Pass *p, AstNode *n, const JType *ft) {
     if (b == JB_SHARED_ARRAY || b == JB_LOCAL_ARRAY) return array_alloc_call(p, n, b, what);
     no_keywords(p, n, what);
     check_nargs(p, n, what, na, jp->minargs, jp->maxargs);
-    if ((b >= JB_ATOMIC_ADD && b <= JB_ATOMIC_CAS) || (b >= JB_ATOMIC_AND && b <= JB_ATOMIC_DEC))
+    if ((b >= JB_ATOMIC_ADD && b <= JB_ATOMIC_CAS) || (b >= JB_ATOMIC_AND && b <= JB_ATOMIC_DEC) ||
+        b == JB_ATOMIC_NANMAX || b == JB_ATOMIC_NANMIN)
         return atomic_call(p, n, jp);
     if (b == JB_ATOMIC_CAS1) return cas1_call(p, n, jp);
     if (b >= JB_SHFL_IDX && b <= JB_SYNCWARP) return warp_call(p, n, jp);
+    if (b == JB_MATCH_ANY || b == JB_MATCH_ALL || b == JB_LANEMASK_LT) return inf_warp_match_call(p, n, jp);
     const JType *at[64] = {0};
     JInfo *i;
     switch (b) {
@@ -449,6 +451,8 @@ static const JType *print_call(Pass *p, AstNode *n) {
             inf_set_type(p, a, S(p, JK_STRING));
             continue;
         }
+        const JType *d3 = a->kind == AST_ATTRIBUTE ? inf_expr(p, a) : NULL;
+        if (d3 && jit_dim3_sreg(d3) >= 0) continue; /* print(cuda.threadIdx): "(x, y, z)" as Numba */
         const JType *t = inf_value(p, a);
         if (!t) return inf_unknown(p, n, "unknown argument type");
         if (!jt_is_scalar(t) && !inf_printable_tuple(t))

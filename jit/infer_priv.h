@@ -112,6 +112,9 @@ bool inf_is_value_type(const JType *t);
 /* ---- infer_call.c */
 const JType *inf_call_expr(Pass *p, AstNode *n);
 
+/* ---- infer_warp_match.c: match_any_sync, match_all_sync, lanemask_lt */
+const JType *inf_warp_match_call(Pass *p, AstNode *n, const JitPath *jp);
+
 /* ---- infer_launch.c: child[grid, block](args), a kernel launching a kernel */
 bool inf_is_launch(const AstNode *n);
 const JType *inf_launch_expr(Pass *p, AstNode *n);

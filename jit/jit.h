@@ -13,6 +13,8 @@
 #ifndef GPY_JIT_H
 #define GPY_JIT_H
 
+#include <string.h>
+
 #include "ast.h"
 #include "vm.h"
 #include "../contracts/dtype.h"
@@ -153,11 +155,25 @@ typedef enum JBuiltin {
     JB_TUPLE_FIELD,                   /* p.x of a namedtuple: item JInfo.shape[0] (jit/typeof_named.c) */
     JB_IS,                            /* AST_COMPARE `a is b` / `a is not b`: JInfo.shape[0] is a JitIs,
                                          shape[1] 1 for `is not` (jit/infer_is.c) */
+    /* more warp collectives: match_any_sync(mask, v) → uint32, match_all_sync(mask, v) →
+       (uint32, bool); lanemask_lt() → uint32 (jit/lower_warp_match.c) */
+    JB_MATCH_ANY, JB_MATCH_ALL, JB_LANEMASK_LT,
+    JB_ATOMIC_NANMAX, JB_ATOMIC_NANMIN, /* cuda.atomic.nanmax/nanmin: max/min where NaN is a missing value */
     JB__COUNT
 } JBuiltin;
 
 /* How `a is b` is decided (JB_IS): at compile time, by ==, or by view identity. */
 typedef enum JitIs { IS_FALSE, IS_TRUE, IS_EQUAL, IS_SAME_VIEW } JitIs;
+
+/* cuda.threadIdx / blockIdx / blockDim / gridDim as a value (a JK_MODULE
+** type, so far only printed): the JSreg (jit/target.h) it reads, or -1. */
+static inline int jit_dim3_sreg(const JType *t) {
+    static const char *const names[4] = {"cuda.threadIdx", "cuda.blockIdx", "cuda.blockDim", "cuda.gridDim"};
+    if (t->kind != JK_MODULE || !t->path) return -1;
+    for (int k = 0; k < 4; k++)
+        if (strcmp(t->path, names[k]) == 0) return k; /* SREG_TID, SREG_CTAID, SREG_NTID, SREG_NCTAID */
+    return -1;
+}
 
 /* What inference knows about one AST node. */
 typedef struct JInfo {

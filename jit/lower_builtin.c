@@ -248,7 +248,7 @@ static LLVMValueRef lower_alloc_array(Lower *L, AstNode *n, JInfo *info, bool sh
 /* ------------------------------------------------------------- atomics */
 
 static LLVMValueRef float_minmax_cas(Lower *L, LLVMValueRef addr, LLVMValueRef v, LLVMTypeRef fty,
-                                     bool is_max) {
+                                     bool is_max, bool nan_missing) {
     LLVMBuilderRef B = L->B;
     LLVMTypeRef ity = fty == L->t_f32 ? L->t_i32 : L->t_i64;
     LLVMValueRef init = LLVMBuildLoad2(B, ity, addr, "");
@@ -263,6 +263,9 @@ static LLVMValueRef float_minmax_cas(Lower *L, LLVMValueRef addr, LLVMValueRef v
     LLVMValueRef oldf = LLVMBuildBitCast(B, old, fty, "");
     /* Python's max(old, v): v only when v > old (NaN never replaces) */
     LLVMValueRef take = LLVMBuildFCmp(B, is_max ? LLVMRealOGT : LLVMRealOLT, v, oldf, "");
+    if (nan_missing) /* Numba's nanmax/nanmin: a NaN v changes nothing, a NaN old is replaced */
+        take = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealORD, v, v, ""),
+                            LLVMBuildFCmp(B, is_max ? LLVMRealUGT : LLVMRealULT, v, oldf, ""), "");
     LLVMValueRef nf = LLVMBuildSelect(B, take, v, oldf, "");
     LLVMValueRef ni = LLVMBuildBitCast(B, nf, ity, "");
     LLVMValueRef pair = LLVMBuildAtomicCmpXchg(B, addr, old, ni, LLVMAtomicOrderingMonotonic,
@@ -304,10 +307,11 @@ static LLVMValueRef lower_atomic(Lower *L, AstNode *n, JInfo *info) {
     case JB_ATOMIC_SUB:
         r = LLVMBuildAtomicRMW(B, fl ? LLVMAtomicRMWBinOpFSub : LLVMAtomicRMWBinOpSub, addr, v, mo, 0);
         break;
-    case JB_ATOMIC_MAX: case JB_ATOMIC_MIN: {
-        bool mx = info->builtin == JB_ATOMIC_MAX;
+    case JB_ATOMIC_MAX: case JB_ATOMIC_MIN: case JB_ATOMIC_NANMAX: case JB_ATOMIC_NANMIN: {
+        bool mx = info->builtin == JB_ATOMIC_MAX || info->builtin == JB_ATOMIC_NANMAX;
         if (fl) {
-            r = float_minmax_cas(L, addr, v, ety, mx);
+            r = float_minmax_cas(L, addr, v, ety, mx,
+                                 info->builtin == JB_ATOMIC_NANMAX || info->builtin == JB_ATOMIC_NANMIN);
         } else {
             LLVMAtomicRMWBinOp op = mx ? (sg ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax)
                                        : (sg ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin);
@@ -401,6 +405,12 @@ static LLVMValueRef cpu_warp(Lower *L, int op, LLVMValueRef mask, LLVMValueRef b
     return lower_call_named(L, "gpy_cpu_warp", L->t_i64, pt, a, 5, false);
 }
 
+/* The CPU device groups the lanes at an activemask() by its call site;
+** sites are ordered as in the source (see gpu/cpu_device.c). */
+static LLVMValueRef activemask_site(Lower *L, const AstNode *n) {
+    return LLVMConstInt(L->t_i32, (unsigned long long)((n->line & 0x1fffff) << 10 | (n->col & 1023)), 0);
+}
+
 static LLVMValueRef lower_warp(Lower *L, AstNode *n, JInfo *info) {
     AstList *args = &n->u.call.args;
     LLVMBuilderRef B = L->B;
@@ -455,7 +465,8 @@ static LLVMValueRef lower_warp(Lower *L, AstNode *n, JInfo *info) {
     }
     if (b == JB_ACTIVEMASK) {
         LLVMValueRef r = ptx ? lower_intrinsic(L, "llvm.nvvm.activemask", NULL, 0, NULL, 0)
-                             : LLVMBuildTrunc(B, cpu_warp(L, op, LLVMConstInt(L->t_i32, 0xffffffffu, 0), NULL, NULL),
+                             : LLVMBuildTrunc(B, cpu_warp(L, op, LLVMConstInt(L->t_i32, 0xffffffffu, 0), NULL,
+                                                          activemask_site(L, n)),
                                               L->t_i32, "");
         return lower_convert(L, r, u32, info->type, n);
     }
@@ -488,7 +499,7 @@ static void lower_print(Lower *L, AstNode *n) {
     LLVMBuilderRef B = L->B;
     char fmt[1024];
     size_t fl = 0;
-    LLVMValueRef slots[32];
+    LLVMValueRef slots[96]; /* a Dim3 takes three */
     int ns = 0;
     for (int k = 0; k < args->len && k < 32; k++) {
         AstNode *a = args->items[k];
@@ -501,6 +512,14 @@ static void lower_print(Lower *L, AstNode *n) {
             continue;
         }
         const JType *t = lower_info(L, a)->type;
+        if (jit_dim3_sreg(t) >= 0) { /* Numba prints a Dim3 as "(x, y, z)" */
+            if (fl + 20 >= sizeof fmt - 2 || ns + 3 > 96) lower_fail(L, n, "print() line is too long");
+            memcpy(fmt + fl, "(%lld, %lld, %lld)", 18);
+            fl += 18;
+            for (int d = 0; d < 3; d++)
+                slots[ns++] = LLVMBuildSExt(B, L->tg->sreg(L, (JSreg)jit_dim3_sreg(t), d), L->t_i64, "");
+            continue;
+        }
         LLVMValueRef v = lower_expr(L, a);
         if (t->kind == JK_TUPLE) { /* "(1, 2.500000)": lower_print_tuple.c */
             lower_print_tuple(L, v, t, fmt, &fl, sizeof fmt, slots, &ns, 32, a);
@@ -630,7 +649,7 @@ LLVMValueRef lower_builtin_call(Lower *L, AstNode *n, JInfo *info) {
     case JB_LOCAL_ARRAY: return lower_alloc_array(L, n, info, false);
     case JB_ATOMIC_ADD: case JB_ATOMIC_SUB: case JB_ATOMIC_MAX: case JB_ATOMIC_MIN:
     case JB_ATOMIC_EXCH: case JB_ATOMIC_CAS: case JB_ATOMIC_AND: case JB_ATOMIC_OR:
-    case JB_ATOMIC_XOR: case JB_ATOMIC_INC: case JB_ATOMIC_DEC:
+    case JB_ATOMIC_XOR: case JB_ATOMIC_INC: case JB_ATOMIC_DEC: case JB_ATOMIC_NANMAX: case JB_ATOMIC_NANMIN:
         return lower_atomic(L, n, info);
     case JB_ATOMIC_CAS1: return lower_cas1(L, n, info);
     case JB_PRINT: lower_print(L, n); return NULL;
@@ -643,6 +662,7 @@ LLVMValueRef lower_builtin_call(Lower *L, AstNode *n, JInfo *info) {
     case JB_SHFL_IDX: case JB_SHFL_UP: case JB_SHFL_DOWN: case JB_SHFL_XOR: case JB_VOTE_ALL:
     case JB_VOTE_ANY: case JB_VOTE_EQ: case JB_BALLOT: case JB_ACTIVEMASK: case JB_SYNCWARP:
         return lower_warp(L, n, info);
+    case JB_MATCH_ANY: case JB_MATCH_ALL: case JB_LANEMASK_LT: return lower_warp_match(L, n, info);
     case JB_LEN: {
         if (args->len != 1) lower_fail(L, n, "len() takes one argument");
         const JType *t = lower_info(L, args->items[0])->type;

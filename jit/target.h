@@ -285,6 +285,9 @@ LLVMValueRef lower_const(Lower *L, Value v, const JType *t, const AstNode *at);
 /* math function b on args already converted to the float type t. */
 LLVMValueRef lower_math(Lower *L, JBuiltin b, LLVMValueRef *args, int nargs, const JType *t);
 
+/* ---- lower_warp_match.c: match_any_sync, match_all_sync, lanemask_lt ---- */
+LLVMValueRef lower_warp_match(Lower *L, AstNode *call, JInfo *info);
+
 /* ---- target_cpu.c ---- */
 /* Adds the CPU device's entry points around the kernel body function
 ** (block_name NULL for barrier kernels run as fibers; thread_name NULL for
