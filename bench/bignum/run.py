@@ -31,6 +31,7 @@ def main():
     ap.add_argument("--gpy", default=os.path.join(ROOT, "build", "gpy"))
     ap.add_argument("--runs", type=int, default=3)
     a = ap.parse_args()
+    a.gpy = os.path.abspath(a.gpy)  # the programs run in their own folder
     pypy = shutil.which("pypy3")
     print(f"runs per program: {a.runs} (median wall time, seconds)\n")
     print("| program | gpy | CPython | PyPy | speedup vs CPython | speedup vs PyPy |")

@@ -32,6 +32,7 @@ def main():
     ap.add_argument("--gpy", default=os.path.join(ROOT, "build", "gpy"))
     ap.add_argument("--runs", type=int, default=5)
     a = ap.parse_args()
+    a.gpy = os.path.abspath(a.gpy)  # the programs run in their own folder
     lua = shutil.which("lua5.4")
     print(f"runs per program: {a.runs} (median wall time, seconds)\n")
     print("| program | gpy | CPython | Lua 5.4 | speedup vs CPython | gpy / Lua |")
