@@ -2,7 +2,8 @@
 ** numba_layout.c — the submodules of Numba's classic layout (numba.types,
 ** numba.core.types/config/errors, numba.extending) and of numba-cuda's
 ** (numba.cuda.types, numba.cuda.config, numba.cuda.core.config/errors,
-** numba.cuda.np.numpy_support, numba.cuda.extending, numba.cuda.HAS_NUMBA,
+** numba.cuda.np.numpy_support, numba.cuda.extending, numba.cuda.typing,
+** numba.cuda.utils.PYVERSION, numba.cuda.HAS_NUMBA,
 ** numba.cuda.vectorize/guvectorize), so that code written for either
 ** imports unchanged.
 **
@@ -303,6 +304,7 @@ void numba_layout_build(VM *vm, CudaState *st, Module *numba) {
     bind(vm, numba, "errors", OBJ_VAL(errors));
     Module *ext = submodule(vm, numba, "extending", "numba.extending");
     fill_extending(vm, ext);
+    bind(vm, core, "extending", OBJ_VAL(ext));
 
     /* numba-cuda's layout: the same config and error classes */
     Module *cuda_core = submodule(vm, cuda, "core", "numba.cuda.core");
@@ -315,6 +317,21 @@ void numba_layout_build(VM *vm, CudaState *st, Module *numba) {
     Module *nps = submodule(vm, np, "numpy_support", "numba.cuda.np.numpy_support");
     module_add_function(vm, nps, "from_dtype", f_from_dtype);
     module_add_function(vm, nps, "as_dtype", f_as_dtype);
+    /* numba.cuda.typing.signature / typeof: whatever numba has under those names */
+    Module *typing = submodule(vm, cuda, "typing", "numba.cuda.typing");
+    Module *typing_typeof = submodule(vm, typing, "typeof", "numba.cuda.typing.typeof");
+    static const char *const typing_names[] = {"signature", "typeof"};
+    for (size_t i = 0; i < 2; i++) {
+        Value v = dict_get_cstr(vm, numba->dict, typing_names[i]);
+        if (!IS_EMPTY(v)) bind(vm, typing, typing_names[i], v);
+    }
+    Value tf = dict_get_cstr(vm, numba->dict, "typeof");
+    if (!IS_EMPTY(tf)) bind(vm, typing_typeof, "typeof", tf);
+    Module *utils = submodule(vm, cuda, "utils", "numba.cuda.utils");
+    Tuple *pyver = tuple_new(vm, 2); /* the CPython version gpy follows */
+    pyver->items[0] = INT_VAL(3);
+    pyver->items[1] = INT_VAL(11);
+    bind(vm, utils, "PYVERSION", OBJ_VAL(pyver));
     /* numba-cuda without the separate numba package: gpy has no CPU @jit */
     bind(vm, cuda, "HAS_NUMBA", BOOL_VAL(false));
     module_add_function(vm, cuda, "vectorize", f_cuda_vectorize);
@@ -349,6 +366,10 @@ LAYOUT_MODULE(core_types, "numba.core.types")
 LAYOUT_MODULE(core_config, "numba.core.config")
 LAYOUT_MODULE(core_errors, "numba.core.errors")
 LAYOUT_MODULE(extending, "numba.extending")
+LAYOUT_MODULE(core_extending, "numba.core.extending")
+LAYOUT_MODULE(cuda_typing, "numba.cuda.typing")
+LAYOUT_MODULE(cuda_typing_typeof, "numba.cuda.typing.typeof")
+LAYOUT_MODULE(cuda_utils, "numba.cuda.utils")
 LAYOUT_MODULE(cuda_types, "numba.cuda.types")
 LAYOUT_MODULE(cuda_config, "numba.cuda.config")
 LAYOUT_MODULE(cuda_core, "numba.cuda.core")
@@ -369,6 +390,10 @@ void numba_layout_register(VM *vm) {
         {"numba.core.config", build_core_config},
         {"numba.core.errors", build_core_errors},
         {"numba.extending", build_extending},
+        {"numba.core.extending", build_core_extending},
+        {"numba.cuda.typing", build_cuda_typing},
+        {"numba.cuda.typing.typeof", build_cuda_typing_typeof},
+        {"numba.cuda.utils", build_cuda_utils},
         {"numba.cuda.types", build_cuda_types},
         {"numba.cuda.config", build_cuda_config},
         {"numba.cuda.core", build_cuda_core},

@@ -72,6 +72,20 @@ def fetch(cache, version):
     return wheel, ver, os.path.join(src, 'numba_cuda', 'numba', 'cuda', 'tests')
 
 
+def gpy_view(cache, ver, tests_dir):
+    """cache/view-VERSION/SUITE/NAME.gpy links to the tests' .py files: gpy
+    imports .gpy files, and the tests import their helper modules
+    (numba.cuda.tests.cudapy.cache_usecases, from .extensions_usecases ...)."""
+    view = os.path.join(cache, 'view-' + ver)
+    for suite in SUITES:
+        os.makedirs(os.path.join(view, suite), exist_ok=True)
+        for p in glob.glob(os.path.join(tests_dir, suite, '*.py')):
+            link = os.path.join(view, suite, os.path.basename(p)[:-3] + '.gpy')
+            if not os.path.lexists(link):
+                os.symlink(p, link)
+    return view
+
+
 def ensure_venv(cache, wheel, ver):
     """A venv (system site-packages: numpy, numba) with this numba-cuda installed."""
     venv = os.path.join(cache, 'venv-' + ver)
@@ -142,6 +156,7 @@ def main():
     os.makedirs(work, exist_ok=True)
     wheel, ver, tests_dir = fetch(cache, args.version)
     gpy = os.path.abspath(args.gpy)
+    view = gpy_view(cache, ver, tests_dir)
 
     files = []
     for suite in SUITES:
@@ -158,7 +173,7 @@ def main():
     sim_py = None
     if not args.no_sim:
         sim_py = ensure_venv(cache, wheel, ver)
-    gpy_env = dict(os.environ, GPY_PATH=SHIM)
+    gpy_env = dict(os.environ, GPY_PATH=SHIM, NCRUN_TESTS_VIEW=view)
     gpy_env.pop('NUMBA_ENABLE_CUDASIM', None)
     sim_env = dict(os.environ, NUMBA_ENABLE_CUDASIM='1')
     sim_env.pop('PYTHONPATH', None)
