@@ -214,6 +214,7 @@ def report(results, ver, out_dir, top):
     per_test = {}
     rows = []
     causes = collections.Counter()
+    sim_causes = collections.Counter()  # among the tests the simulator passes
     tot = collections.Counter()
     for rel in sorted(results):
         (g_tests, g_imp, g_prob), sim = results[rel]
@@ -233,6 +234,8 @@ def report(results, ver, out_dir, top):
                 c['both'] += 1
             if g[0] in ('fail', 'error'):
                 causes[g[1][:160]] += 1
+            if s[0] == 'pass' and g[0] != 'pass':
+                sim_causes[('skipped: ' if g[0] == 'skip' else '') + g[1][:160]] += 1
         if not names and (g_imp or g_prob):
             causes[(g_imp or g_prob)[:160]] += 0
         tot.update(c)
@@ -254,13 +257,16 @@ def report(results, ver, out_dir, top):
               '', 'top causes of gpy failures (first error line, tests affected):']
     for text, n in causes.most_common(top):
         lines.append('%6d  %s' % (n, text))
+    lines += ['', 'of those, among the tests the simulator passes:']
+    for text, n in sim_causes.most_common(top):
+        lines.append('%6d  %s' % (n, text))
     lines += ['', 'skipped files:'] + ['  %s: %s' % kv for kv in sorted(SKIPPED.items())]
     text = '\n'.join(lines) + '\n'
     with open(os.path.join(out_dir, 'summary.txt'), 'w') as f:
         f.write(text)
     with open(os.path.join(out_dir, 'results.json'), 'w') as f:
         json.dump({'numba_cuda': ver, 'totals': dict(tot), 'tests': per_test,
-                   'causes': causes.most_common()}, f, indent=1, sort_keys=True)
+                   'causes': causes.most_common(), 'causes_among_sim_passes': sim_causes.most_common()}, f, indent=1, sort_keys=True)
     print(text, end='')
     print('written: %s/summary.txt, results.json' % out_dir)
 
