@@ -767,7 +767,14 @@ CudaState *cuda_state(VM *vm) {
 
 /* ---------------------------------------------------------------- modules */
 
-static Module *build_cuda_module(VM *vm) { return cuda_state(vm)->cuda; }
+static Module *build_numba(VM *vm);
+
+/* numba is built with cuda: numba.cuda's types/config/... come from it (numba_layout.c) */
+static Module *build_cuda_module(VM *vm) {
+    CudaState *st = cuda_state(vm);
+    build_numba(vm);
+    return st->cuda;
+}
 
 static Module *build_numba(VM *vm) {
     CudaState *st = cuda_state(vm);
@@ -787,33 +794,17 @@ static Module *build_numba(VM *vm) {
     const DTypeAlias *alias = dtype_aliases(&nalias);
     for (size_t i = 0; i < nalias; i++)
         if (alias[i].numba >= 0) dict_set_cstr(vm, m->dict, alias[i].name, nd_scalar_type(vm, alias[i].numba));
+    numba_layout_build(vm, st, m); /* last: it copies the type names above */
     return m;
 }
 
-/* numba.core.errors: the exception classes a program may catch. */
-static Module *build_numba_core_errors(VM *vm) {
-    CudaState *st = cuda_state(vm);
-    Module *m = module_new(vm, str_cstr(vm, "numba.core.errors"));
-    vm_push_root(vm, OBJ_VAL(m));
-    dict_set_cstr(vm, m->dict, "TypingError", OBJ_VAL(st->t_typing_error));
-    vm_pop_roots(vm, 1);
-    return m;
-}
-
-static Module *build_numba_core(VM *vm) {
-    Module *m = module_new(vm, str_cstr(vm, "numba.core"));
-    vm_push_root(vm, OBJ_VAL(m));
-    dict_set_cstr(vm, m->dict, "errors", OBJ_VAL(build_numba_core_errors(vm)));
-    vm_pop_roots(vm, 1);
-    return m;
-}
+Module *cuda_numba_module(VM *vm) { return build_numba(vm); }
 
 void cuda_register_modules(VM *vm) {
     module_register_native(vm, "cuda", build_cuda_module);
     module_register_native(vm, "numba", build_numba);
     module_register_native(vm, "numba.cuda", build_cuda_module);
-    module_register_native(vm, "numba.core", build_numba_core);
-    module_register_native(vm, "numba.core.errors", build_numba_core_errors);
+    numba_layout_register(vm);
     cuda_ufunc_register(vm);
     module_register_native(vm, "numba.cuda.random", cuda_random_build_module);
 }

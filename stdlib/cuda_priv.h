@@ -158,6 +158,13 @@ Value cuda_f_reduce(VM *vm, int argc, Value *argv, Dict *kwargs);
 Value cuda_f_guvectorize(VM *vm, int argc, Value *argv, Dict *kwargs);
 void cuda_ufunc_register(VM *vm);
 
+/* numba_layout.c: numba.types, numba.core.*, numba.extending and numba-cuda's
+** numba.cuda.types/config/core/np/extending, built with the numba module. */
+void numba_layout_build(VM *vm, CudaState *st, Module *numba);
+void numba_layout_register(VM *vm);
+/* cuda.c: the numba module (built on first use) */
+Module *cuda_numba_module(VM *vm);
+
 /* cuda_dispatch.c: what the kernel compiler asks of this module (jit/binding.h);
 ** cuda_state gives it to each VM. */
 extern const JitBinding cuda_jit_binding;
