@@ -18,6 +18,7 @@
 
 #include "../jit/jit_loader.h"
 #include "cuda_priv.h"
+#include "numba_types.h"
 #include "signals.h"
 
 /* ------------------------------------------------------------- intrinsics */
@@ -713,6 +714,8 @@ static void build_cuda(VM *vm, CudaState *st) {
     static const char *const atomics_q[] = {"atomic.add", "atomic.sub", "atomic.max", "atomic.min",
                                             "atomic.exch", "atomic.cas", "atomic.compare_and_swap"};
     dict_set_cstr(vm, m->dict, "atomic", namespace_new(vm, "atomic", atomics, atomics_q, 7));
+    numba_types_install(vm, m, false); /* from numba.cuda import float32, void, types */
+    dict_set_cstr(vm, m->dict, "types", OBJ_VAL(numba_types_module(vm)));
 }
 
 CudaState *cuda_state(VM *vm) {
@@ -743,11 +746,9 @@ static Module *build_numba(VM *vm) {
     module_add_function(vm, m, "njit", f_host_jit);
     module_add_function(vm, m, "vectorize", cuda_f_vectorize);
     module_add_function(vm, m, "guvectorize", cuda_f_guvectorize);
-    /* numba.float32, numba.intc, numba.byte (uint8) ...: numba's type names */
-    size_t nalias;
-    const DTypeAlias *alias = dtype_aliases(&nalias);
-    for (size_t i = 0; i < nalias; i++)
-        if (alias[i].numba >= 0) dict_set_cstr(vm, m->dict, alias[i].name, nd_scalar_type(vm, alias[i].numba));
+    /* numba.float32, numba.intc, numba.byte (uint8), numba.void ...: numba's type objects */
+    numba_types_install(vm, m, false);
+    dict_set_cstr(vm, m->dict, "types", OBJ_VAL(numba_types_module(vm)));
     return m;
 }
 
@@ -765,6 +766,7 @@ static Module *build_numba_core(VM *vm) {
     Module *m = module_new(vm, str_cstr(vm, "numba.core"));
     vm_push_root(vm, OBJ_VAL(m));
     dict_set_cstr(vm, m->dict, "errors", OBJ_VAL(build_numba_core_errors(vm)));
+    dict_set_cstr(vm, m->dict, "types", OBJ_VAL(numba_types_module(vm)));
     vm_pop_roots(vm, 1);
     return m;
 }
@@ -775,6 +777,8 @@ void cuda_register_modules(VM *vm) {
     module_register_native(vm, "numba.cuda", build_cuda_module);
     module_register_native(vm, "numba.core", build_numba_core);
     module_register_native(vm, "numba.core.errors", build_numba_core_errors);
+    module_register_native(vm, "numba.types", numba_types_module);
+    module_register_native(vm, "numba.core.types", numba_types_module);
     cuda_ufunc_register(vm);
     module_register_native(vm, "numba.cuda.random", cuda_random_build_module);
 }

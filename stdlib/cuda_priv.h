@@ -55,6 +55,7 @@ typedef struct CudaState {
     ** on the launch path: [dtype][ndim][layout C=0 / A=1] */
     const JType *scalar_types[ND__COUNT];
     const JType *array_types[ND__COUNT][8][2];
+    Type *numba_types; /* numba.core.types.abstract.Type, carrying stdlib/numba_types.c's state */
 } CudaState;
 
 /* The state, created on first use (the module types are made there). */
