@@ -668,6 +668,7 @@ static void build_cuda(VM *vm, CudaState *st) {
     } fns[] = {
         {"jit", cuda_f_jit},
         {"compile_ptx", cuda_f_compile_ptx},
+        {"compile_ptx_for_current_device", cuda_f_compile_ptx_for_current_device},
         {"to_device", cuda_f_to_device},
         {"device_array", cuda_f_device_array},
         {"device_array_like", cuda_f_device_array_like},

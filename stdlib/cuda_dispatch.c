@@ -1122,7 +1122,7 @@ static Value signature_list(VM *vm, Value v) {
         for (int64_t i = 0; i < n; i++) {
             Str *text = numba_is_signature(vm, items[i]) ? numba_signature_text(vm, items[i]) : NULL;
             if (!text)
-                vm_raise_kind(vm, TypeError, "cuda.jit: signatures must be strings like 'void(float32[:])', not '%s'",
+                vm_raise_kind(vm, TypeError, "cuda.jit: signatures must be strings like 'void(float32[:])' or types like void(float32[:]), not '%s'",
                               vm_type_name(vm, items[i]));
             vm_push_root(vm, STR_VAL(text));
             list_append(vm, l, STR_VAL(text));
@@ -1223,10 +1223,26 @@ Value cuda_f_compile_ptx(VM *vm, int argc, Value *argv, Dict *kwargs) {
     StrBuf sb = {.data = copy, .len = strlen(copy), .cap = strlen(copy) + 1};
     Str *ptx = sb_finish(vm, &sb);
     vm_push_root(vm, STR_VAL(ptx));
-    Value items[2] = {STR_VAL(ptx), STR_VAL(str_cstr(vm, rname))};
+    Value items[2] = {STR_VAL(ptx), numba_type_named(vm, rname)};
     Tuple *t = tuple_from_array(vm, 2, items);
     vm_pop_roots(vm, 2);
     return OBJ_VAL(t);
+}
+
+/* cuda.compile_ptx_for_current_device(pyfunc, sig, ...): compile_ptx for
+** the compute capability of the current device. */
+Value cuda_f_compile_ptx_for_current_device(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    CudaState *st = cuda_state(vm);
+    if (kwargs && !IS_EMPTY(dict_get_cstr(vm, kwargs, "cc")))
+        vm_raise_kind(vm, TypeError, "compile_ptx_for_current_device() got an unexpected keyword argument 'cc'");
+    Dict *kw = kwargs ? dict_copy(vm, kwargs) : dict_new(vm);
+    vm_push_root(vm, OBJ_VAL(kw));
+    Value dev = vm_call(vm, dict_get_cstr(vm, st->cuda->dict, "get_current_device"), 0, NULL);
+    vm_push_root(vm, dev);
+    dict_set_cstr(vm, kw, "cc", vm_getattr(vm, dev, str_cstr(vm, "compute_capability")));
+    Value r = cuda_f_compile_ptx(vm, argc, argv, kw);
+    vm_pop_roots(vm, 2);
+    return r;
 }
 
 void cuda_dispatch_init(VM *vm, CudaState *st) {

@@ -137,6 +137,7 @@ void cuda_dispatch_init(VM *vm, CudaState *st);
 void cuda_dispatch_free_all(VM *vm, CudaState *st);
 Value cuda_f_jit(VM *vm, int argc, Value *argv, Dict *kwargs);
 Value cuda_f_compile_ptx(VM *vm, int argc, Value *argv, Dict *kwargs);
+Value cuda_f_compile_ptx_for_current_device(VM *vm, int argc, Value *argv, Dict *kwargs);
 
 /* cuda_ufunc.c: numba.vectorize(target='cuda'), cuda.reduce */
 Value cuda_f_vectorize(VM *vm, int argc, Value *argv, Dict *kwargs);

@@ -359,6 +359,14 @@ Str *numba_signature_text(VM *vm, Value v) {
     return sb_finish(vm, &sb);
 }
 
+Value numba_type_named(VM *vm, const char *name) {
+    NumbaTypesState *s = ntstate(vm);
+    if (!strcmp(name, "none") || !strcmp(name, "void")) return OBJ_VAL(s->none);
+    int dt = dtype_from_numba_name(name, strlen(name));
+    if (dt >= 0) return OBJ_VAL(s->scalar[dt]);
+    return STR_VAL(str_cstr(vm, name));
+}
+
 /* --------------------------------------------------------------- modules */
 
 static Type *subtype(VM *vm, Type *base, const char *name, const char *module) {
@@ -436,7 +444,7 @@ Module *numba_types_module(VM *vm) {
     NumbaTypesState *s = ntstate(vm);
     if (s->types) return s->types;
     Module *m = module_new(vm, str_cstr(vm, "numba.types"));
-    dict_set_cstr(vm, s->base.dict, "_gpy_types_module", OBJ_VAL(m));
+    dict_set_cstr(vm, s->base.dict, "_gpy_types_module", OBJ_VAL(m)); /* keeps it alive */
     s->types = m;
     numba_types_install(vm, m, true);
     return m;

@@ -16,6 +16,9 @@ bool numba_is_signature(VM *vm, Value v);
 /* The signature text jit/signature.c parses ("void(float32[:, ::1], int32)")
 ** for a str (itself), a Signature or a tuple of types; NULL for anything else. */
 Str *numba_signature_text(VM *vm, Value v);
+/* The type object named name ("float32", "none"); the name as a str for
+** types without a shared object (arrays). */
+Value numba_type_named(VM *vm, const char *name);
 /* Puts numba's type names (float32, intp, void, ...) into m; with_classes
 ** adds Type, Integer, Float, Complex, Boolean, NoneType and Array. */
 void numba_types_install(VM *vm, Module *m, bool with_classes);
