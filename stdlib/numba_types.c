@@ -211,8 +211,9 @@ static Value nt_getitem(VM *vm, Value self, Value key) {
 /* float32(int32, float32[:]) builds a signature; float32(1.1) casts (as
 ** numpy's float32 would: Numba casts through numpy). */
 static Value nt_call(VM *vm, Value self, int argc, Value *argv, Dict *kwargs) {
-    kw_none(vm, "type", kwargs);
     NumbaType *t = as_nt(self);
+    if (kwargs && kwargs->count)
+        vm_raise_kind(vm, TypeError, "%s() takes no keyword arguments", AS_STR(nt_str(vm, self))->chars);
     if (argc == 1 && !is_ntype(vm, argv[0])) {
         if (t->is_array || t->dtype < 0)
             vm_raise_kind(vm, NotImplementedError, "cannot cast a value to %s", AS_STR(nt_str(vm, self))->chars);
@@ -274,6 +275,8 @@ static Value array_new(VM *vm, Type *cls, int argc, Value *argv, Dict *kwargs) {
     if (!is_ntype(vm, argv[0]))
         vm_raise_kind(vm, TypeError, "Array(): dtype must be a Numba type such as float32, not '%s'",
                       vm_type_name(vm, argv[0]));
+    if (IS_OBJ(argv[1]) && AS_OBJ(argv[1])->type == vm->t_int) /* a big int */
+        vm_raise_kind(vm, ValueError, "Array(): invalid ndim %s", vm_repr(vm, argv[1])->chars);
     if (!IS_INT(argv[1])) vm_raise_kind(vm, TypeError, "Array(): ndim must be an int, not '%s'", vm_type_name(vm, argv[1]));
     int64_t ndim = AS_INT(argv[1]);
     if (ndim < 0 || ndim > ND_MAXDIM) vm_raise_kind(vm, ValueError, "Array(): invalid ndim %lld", (long long)ndim);
