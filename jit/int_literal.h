@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../vm/bigint.h"
+
 /* The value of an int literal's text ("0xFFFF_FFFF_FFFF_FFFF",
 ** "18446744073709551615", 0o and 0b forms); false when it needs more than 64 bits. */
 static inline bool jit_int_literal_u64(const char *s, size_t len, uint64_t *out) {
@@ -36,6 +38,15 @@ static inline bool jit_int_literal_u64(const char *s, size_t len, uint64_t *out)
     }
     *out = v;
     return any;
+}
+
+/* A global holding an int that did not fit in int64 (a BigInt): its value
+** when it is in [2**63, 2**64), a uint64 constant in kernels as in Numba.
+** (Reads the object's limbs: the gpy_jit module calls no bigint function.) */
+static inline bool jit_bigint_u64(VM *vm, Value v, uint64_t *out) {
+    if (!bigint_is(vm, v) || ((BigInt *)AS_OBJ(v))->size != 1) return false;
+    *out = ((BigInt *)AS_OBJ(v))->limbs[0];
+    return true;
 }
 
 #endif
