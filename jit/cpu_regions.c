@@ -305,7 +305,7 @@ static bool uniform_expr(const CpuRegions *P, AstNode *n) {
     if (!n) return true;
     JInfo *i = jf_info(P->f, n);
     switch (n->kind) {
-    case AST_INT: case AST_FLOAT: case AST_TRUE: case AST_FALSE: case AST_NONE: case AST_STR: return true;
+    case AST_INT: case AST_FLOAT: case AST_TRUE: case AST_FALSE: case AST_NONE: case AST_STR: case AST_BIGINT: return true;
     case AST_NAME: {
         if (i && i->builtin == JB_CONST) return true;
         int v = var_of(P, n);
@@ -730,7 +730,7 @@ static bool index_expr(const CpuRegions *P, AstNode *n) {
     if (!n) return true;
     JInfo *i = jf_info(P->f, n);
     switch (n->kind) {
-    case AST_INT: case AST_FLOAT: case AST_TRUE: case AST_FALSE: return true;
+    case AST_INT: case AST_FLOAT: case AST_TRUE: case AST_FALSE: case AST_BIGINT: return true;
     case AST_NAME: {
         if (i && i->builtin == JB_CONST) return true;
         int v = var_of(P, n);

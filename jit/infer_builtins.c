@@ -101,6 +101,7 @@ const JitPath *jit_path_lookup(const char *path) {
     int dt = -1;
     if (strncmp(path, "numpy.", 6) == 0) dt = dtype_from_numpy_attr(path + 6);
     else if (strncmp(path, "numba.", 6) == 0) dt = dtype_from_numba_name(path + 6, strlen(path + 6));
+    else if (strncmp(path, "cuda.", 5) == 0) dt = dtype_from_numba_name(path + 5, strlen(path + 5)); /* numba.cuda.float32 */
     return dt >= 0 ? &dtype_paths[dt] : NULL;
 }
 

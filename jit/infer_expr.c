@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "infer_priv.h"
+#include "int_literal.h"
 
 /* The operator as written, for messages. */
 static const char *binop_symbol(BinOp op) {
@@ -457,6 +458,13 @@ static const JType *attribute_expr(Pass *p, AstNode *n) {
 const JType *inf_expr(Pass *p, AstNode *n) {
     switch (n->kind) {
     case AST_INT: return inf_set_type(p, n, S(p, JK_INT64));
+    case AST_BIGINT: { /* wider than int64: uint64 as in Numba, when it fits */
+        uint64_t u;
+        if (!jit_int_literal_u64(n->u.str.s, n->u.str.len, &u))
+            inf_fail(p, n, "Int value is too large: %.*s (kernels have no integer type wider than 64 bits)",
+                     (int)n->u.str.len, n->u.str.s);
+        return inf_set_type(p, n, S(p, JK_UINT64));
+    }
     case AST_FLOAT: return inf_set_type(p, n, S(p, JK_FLOAT64));
     case AST_TRUE:
     case AST_FALSE: return inf_set_type(p, n, S(p, JK_BOOL));

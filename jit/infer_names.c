@@ -12,6 +12,7 @@
 
 #include "binding.h"
 #include "infer_priv.h"
+#include "int_literal.h"
 
 static const char *const bi_names[9] = {"range", "len", "min", "max", "abs", "round", "int", "float", "bool"};
 
@@ -82,6 +83,15 @@ static Resolved classify(Pass *p, const AstNode *at, Value v, const char *path) 
         return r;
     }
     if (!IS_OBJ(v)) inf_fail(p, at, "'%s' of type %s cannot be used in a kernel", path, vm_type_name(vm, v));
+    uint64_t big;
+    if (jit_bigint_u64(vm, v, &big)) { /* MASK = 0xFFFFFFFFFFFFFFFF: a uint64, as a literal would be */
+        r.type = S(p, JK_UINT64);
+        r.builtin = JB_CONST;
+        r.constant = v;
+        return r;
+    }
+    if (bigint_is(vm, v))
+        inf_fail(p, at, "Int value is too large: global '%s' does not fit in 64 bits", path);
     Type *ty = type_of(v);
     if (ty == vm->t_tuple) {
         const JType *tt = const_tuple_type(p, v, 0);

@@ -11,6 +11,7 @@
 
 #include "binding.h"
 #include "cpu_regions.h"
+#include "int_literal.h"
 #include "target.h"
 
 /* A captured constant (int, float, bool, or a tuple of those) as type t. */
@@ -65,8 +66,11 @@ LLVMValueRef lower_const(Lower *L, Value v, const JType *t, const AstNode *at) {
         if (!lower_type(L, t)) return NULL;
         lower_fail(L, at, "unsupported constant");
     }
-    if (!IS_NUMBER(v)) lower_fail(L, at, "a global constant must be a number here");
     LLVMTypeRef ty = lower_type(L, t);
+    uint64_t big;
+    if (jit_bigint_u64(L->vm, v, &big)) /* a global in [2**63, 2**64) */
+        return jt_is_float(t) ? LLVMConstReal(ty, (double)big) : LLVMConstInt(ty, t->kind == JK_BOOL ? big != 0 : big, 0);
+    if (!IS_NUMBER(v)) lower_fail(L, at, "a global constant must be a number here");
     if (jt_is_float(t)) return LLVMConstReal(ty, AS_NUMBER(v));
     if (t->kind == JK_BOOL) return LLVMConstInt(ty, AS_NUMBER(v) != 0, 0);
     int64_t iv = IS_FLOAT(v) ? (int64_t)AS_FLOAT(v) : AS_INTLIKE(v);

@@ -5,6 +5,7 @@
 */
 #include <string.h>
 
+#include "int_literal.h"
 #include "target.h"
 
 LLVMValueRef lower_fm(Lower *L, LLVMValueRef v) {
@@ -726,6 +727,13 @@ LLVMValueRef lower_expr(Lower *L, AstNode *n) {
         if (jt_is_float(t)) return LLVMConstReal(lower_type(L, t), (double)n->u.int_);
         if (t->kind == JK_BOOL) return LLVMConstInt(L->t_i1, n->u.int_ != 0, 0);
         return LLVMConstInt(lower_type(L, t), (unsigned long long)n->u.int_, 1);
+    case AST_BIGINT: { /* a uint64 (inference refused wider literals) */
+        uint64_t u = 0;
+        jit_int_literal_u64(n->u.str.s, n->u.str.len, &u);
+        if (jt_is_float(t)) return LLVMConstReal(lower_type(L, t), (double)u);
+        if (t->kind == JK_BOOL) return LLVMConstInt(L->t_i1, u != 0, 0);
+        return LLVMConstInt(lower_type(L, t), u, 0);
+    }
     case AST_FLOAT:
         if (jt_is_float(t)) return LLVMConstReal(lower_type(L, t), n->u.float_);
         return lower_convert(L, LLVMConstReal(L->t_f64, n->u.float_), jt_scalar(L->vm, JK_FLOAT64), t, n);

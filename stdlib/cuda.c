@@ -18,6 +18,7 @@
 
 #include "../jit/jit_loader.h"
 #include "cuda_priv.h"
+#include "numba_types.h"
 #include "signals.h"
 
 /* ------------------------------------------------------------- intrinsics */
@@ -704,6 +705,7 @@ static void build_cuda(VM *vm, CudaState *st) {
     } fns[] = {
         {"jit", cuda_f_jit},
         {"compile_ptx", cuda_f_compile_ptx},
+        {"compile_ptx_for_current_device", cuda_f_compile_ptx_for_current_device},
         {"to_device", cuda_f_to_device},
         {"device_array", cuda_f_device_array},
         {"device_array_like", cuda_f_device_array_like},
@@ -751,6 +753,8 @@ static void build_cuda(VM *vm, CudaState *st) {
     static const char *const atomics_q[] = {"atomic.add", "atomic.sub", "atomic.max", "atomic.min",
                                             "atomic.exch", "atomic.cas", "atomic.compare_and_swap"};
     dict_set_cstr(vm, m->dict, "atomic", namespace_new(vm, "atomic", atomics, atomics_q, 7));
+    numba_types_install(vm, m, false); /* from numba.cuda import float32, void, types */
+    dict_set_cstr(vm, m->dict, "types", OBJ_VAL(numba_types_module(vm)));
 }
 
 CudaState *cuda_state(VM *vm) {
@@ -789,11 +793,8 @@ static Module *build_numba(VM *vm) {
     module_add_function(vm, m, "vectorize", cuda_f_vectorize);
     module_add_function(vm, m, "guvectorize", cuda_f_guvectorize);
     module_add_function(vm, m, "literal_unroll", f_literal_unroll);
-    /* numba.float32, numba.intc, numba.byte (uint8) ...: numba's type names */
-    size_t nalias;
-    const DTypeAlias *alias = dtype_aliases(&nalias);
-    for (size_t i = 0; i < nalias; i++)
-        if (alias[i].numba >= 0) dict_set_cstr(vm, m->dict, alias[i].name, nd_scalar_type(vm, alias[i].numba));
+    /* numba.float32, numba.intc, numba.byte (uint8), numba.void ...: numba's type objects */
+    numba_types_install(vm, m, false);
     numba_layout_build(vm, st, m); /* last: it copies the type names above */
     return m;
 }

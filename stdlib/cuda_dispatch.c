@@ -26,6 +26,7 @@
 #include "../vm/bigint.h"
 #include "complex_num.h"
 #include "cuda_priv.h"
+#include "numba_types.h"
 #include "signals.h"
 #include "../gpu/cpu_child_grids.h"
 #include "../jit/jit_loader.h"
@@ -969,15 +970,23 @@ static Value disp_getattr(VM *vm, Value self, Str *name) {
 static Spec *pick_spec(VM *vm, Dispatcher *d, Value sig) {
     if (d->nspecs == 0) vm_raise_kind(vm, ValueError, "kernel '%s' has not been compiled yet", disp_name(d));
     if (IS_EMPTY(sig) || IS_NONE(sig)) return NULL;
+    if (numba_is_signature(vm, sig)) sig = STR_VAL(numba_signature_text(vm, sig));
+    vm_push_root(vm, sig); /* popped by the raise below or on a match */
     if (IS_STR(vm, sig)) {
         for (int i = 0; i < d->nspecs; i++)
-            if (str_equal(AS_STR(spec_key(vm, &d->specs[i], d->eager || d->debug)), AS_STR(sig))) return &d->specs[i];
+            if (str_equal(AS_STR(spec_key(vm, &d->specs[i], d->eager || d->debug)), AS_STR(sig))) {
+                vm_pop_roots(vm, 1);
+                return &d->specs[i];
+            }
         const JType *tys[MAX_ARGS], *ret;
         char err[256];
         int n = jit_parse_signature(vm, AS_STR(sig)->chars, tys, MAX_ARGS, &ret, err, sizeof err);
         if (n >= 0) {
             Spec *s = find_eager(d, n, tys);
-            if (s) return s;
+            if (s) {
+                vm_pop_roots(vm, 1);
+                return s;
+            }
         }
     }
     vm_raise_kind(vm, KeyError, "no compiled specialization of '%s' for %s", disp_name(d), vm_repr(vm, sig)->chars);
@@ -1150,13 +1159,17 @@ static Value f_decorator(VM *vm, int argc, Value *argv, Dict *kwargs) {
                           opts->len > 3 && AS_BOOL(opts->items[3]), opts->len > 4 && AS_BOOL(opts->items[4]));
 }
 
-/* Normalizes the signature argument of cuda.jit: a str, or a list/tuple of strs → list. */
+/* Normalizes the signature argument of cuda.jit: one signature (a str, a
+** Signature such as void(float32[:]), a tuple of types), or a list/tuple of
+** them → a list of signature texts. */
 static Value signature_list(VM *vm, Value v) {
-    if (IS_STR(vm, v)) {
+    if (numba_is_signature(vm, v)) {
+        v = STR_VAL(numba_signature_text(vm, v));
+        vm_push_root(vm, v);
         List *l = list_new(vm, 1);
         vm_push_root(vm, OBJ_VAL(l));
         list_append(vm, l, v);
-        vm_pop_roots(vm, 1);
+        vm_pop_roots(vm, 2);
         return OBJ_VAL(l);
     }
     if (IS_LIST(vm, v) || IS_TUPLE(vm, v)) {
@@ -1165,10 +1178,13 @@ static Value signature_list(VM *vm, Value v) {
         List *l = list_new(vm, n);
         vm_push_root(vm, OBJ_VAL(l));
         for (int64_t i = 0; i < n; i++) {
-            if (!IS_STR(vm, items[i]))
-                vm_raise_kind(vm, TypeError, "cuda.jit: signatures must be strings like 'void(float32[:])', not '%s'",
+            Str *text = numba_is_signature(vm, items[i]) ? numba_signature_text(vm, items[i]) : NULL;
+            if (!text)
+                vm_raise_kind(vm, TypeError, "cuda.jit: signatures must be strings like 'void(float32[:])' or types like void(float32[:]), not '%s'",
                               vm_type_name(vm, items[i]));
-            list_append(vm, l, items[i]);
+            vm_push_root(vm, STR_VAL(text));
+            list_append(vm, l, STR_VAL(text));
+            vm_pop_roots(vm, 1);
         }
         vm_pop_roots(vm, 1);
         return OBJ_VAL(l);
@@ -1232,7 +1248,9 @@ Value cuda_f_compile_ptx(VM *vm, int argc, Value *argv, Dict *kwargs) {
                           (long long)minor);
         ccv = (int)(major * 10 + minor);
     }
-    Str *sig = arg_str(vm, "compile_ptx", argv[1]);
+    Str *sig = numba_signature_text(vm, argv[1]); /* a str, void(float32[:]) or (float32[:], int32) */
+    if (!sig) sig = arg_str(vm, "compile_ptx", argv[1]);
+    vm_push_root(vm, STR_VAL(sig));
     const JType *tys[MAX_ARGS], *ret;
     char err[4096];
     int n = jit_parse_signature(vm, sig->chars, tys, MAX_ARGS, &ret, err, sizeof err);
@@ -1263,10 +1281,26 @@ Value cuda_f_compile_ptx(VM *vm, int argc, Value *argv, Dict *kwargs) {
     StrBuf sb = {.data = copy, .len = strlen(copy), .cap = strlen(copy) + 1};
     Str *ptx = sb_finish(vm, &sb);
     vm_push_root(vm, STR_VAL(ptx));
-    Value items[2] = {STR_VAL(ptx), STR_VAL(str_cstr(vm, rname))};
+    Value items[2] = {STR_VAL(ptx), numba_type_named(vm, rname)};
     Tuple *t = tuple_from_array(vm, 2, items);
-    vm_pop_roots(vm, 1);
+    vm_pop_roots(vm, 2);
     return OBJ_VAL(t);
+}
+
+/* cuda.compile_ptx_for_current_device(pyfunc, sig, ...): compile_ptx for
+** the compute capability of the current device. */
+Value cuda_f_compile_ptx_for_current_device(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    CudaState *st = cuda_state(vm);
+    if (kwargs && !IS_EMPTY(dict_get_cstr(vm, kwargs, "cc")))
+        vm_raise_kind(vm, TypeError, "compile_ptx_for_current_device() got an unexpected keyword argument 'cc'");
+    Dict *kw = kwargs ? dict_copy(vm, kwargs) : dict_new(vm);
+    vm_push_root(vm, OBJ_VAL(kw));
+    Value dev = vm_call(vm, dict_get_cstr(vm, st->cuda->dict, "get_current_device"), 0, NULL);
+    vm_push_root(vm, dev);
+    dict_set_cstr(vm, kw, "cc", vm_getattr(vm, dev, str_cstr(vm, "compute_capability")));
+    Value r = cuda_f_compile_ptx(vm, argc, argv, kw);
+    vm_pop_roots(vm, 2);
+    return r;
 }
 
 void cuda_dispatch_init(VM *vm, CudaState *st) {

@@ -61,6 +61,7 @@ typedef struct CudaState {
     Type *t_ctxmgr;           /* cuda.pinned(), cuda.mapped(), cuda.defer_cleanup() */
     int gpus_stack[16];       /* `with cuda.gpus[i]:` the devices to restore on exit */
     int gpus_depth;
+    Type *numba_types; /* numba.core.types.abstract.Type, carrying stdlib/numba_types.c's state */
 } CudaState;
 
 /* The state, created on first use (the module types are made there). */
@@ -151,6 +152,7 @@ void cuda_dispatch_init(VM *vm, CudaState *st);
 void cuda_dispatch_free_all(VM *vm, CudaState *st);
 Value cuda_f_jit(VM *vm, int argc, Value *argv, Dict *kwargs);
 Value cuda_f_compile_ptx(VM *vm, int argc, Value *argv, Dict *kwargs);
+Value cuda_f_compile_ptx_for_current_device(VM *vm, int argc, Value *argv, Dict *kwargs);
 
 /* cuda_ufunc.c: numba.vectorize(target='cuda'), cuda.reduce */
 Value cuda_f_vectorize(VM *vm, int argc, Value *argv, Dict *kwargs);

@@ -5,6 +5,7 @@
 */
 #include "../vm/bigint.h"
 #include "nd_priv.h"
+#include "numba_types.h"
 
 #include "../gpu/guarded_mem.h"
 
@@ -293,7 +294,7 @@ int nd_dtype_try(VM *vm, Value v) {
     if (o == (Obj *)vm->t_bool) return ND_BOOL;
     if (o == (Obj *)vm->t_complex) return ND_COMPLEX128;
     if (IS_STR(vm, v)) return dtype_from_numpy_str(AS_STR(v)->chars);
-    return -1;
+    return numba_type_dtype(vm, v); /* numba.float32 (stdlib/numba_types.c) */
 }
 
 NDType nd_dtype_from_value(VM *vm, Value v) {

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cuda_priv.h"
+#include "numba_types.h"
 #include "ndarray.h"
 
 /* ------------------------------------------------------------- helpers */
@@ -283,12 +284,11 @@ static Value f_cuda_guvectorize(VM *vm, int argc, Value *argv, Dict *kwargs) {
 void numba_layout_build(VM *vm, CudaState *st, Module *numba) {
     Module *cuda = st->cuda;
     /* the type names first, while numba holds only its own entries */
-    Module *types = module_new(vm, str_cstr(vm, "numba.core.types"));
+    Module *types = numba_types_module(vm); /* stdlib/numba_types.c: the type objects and their classes */
     vm_push_root(vm, OBJ_VAL(types));
-    copy_types(vm, numba, types, false);
-    Module *cuda_types = module_new(vm, str_cstr(vm, "numba.cuda.types"));
+    copy_types(vm, numba, types, true);
+    Module *cuda_types = types; /* numba.cuda.types: the same objects */
     vm_push_root(vm, OBJ_VAL(cuda_types));
-    copy_types(vm, numba, cuda_types, false);
     copy_types(vm, numba, cuda, true); /* from numba.cuda import float32, void ... */
     bind(vm, numba, "types", OBJ_VAL(types));
     bind(vm, cuda, "types", OBJ_VAL(cuda_types));
