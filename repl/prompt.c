@@ -385,6 +385,7 @@ int prompt_repl(VM *vm) {
     p.hist_path = history_path();
     if (p.hist_path) history(p.hist, &p.ev, H_LOAD, p.hist_path);
     setup_editor(&p);
+    repl_helpers_load(vm);
 
     printf("gpy %s\nType Ctrl-D to exit, %%magics as in IPython (docs/repl.md).\n", GPY_VERSION);
     fflush(stdout);

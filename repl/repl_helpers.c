@@ -303,6 +303,53 @@ static const char helper_source[] =
     "          'reset': magic_reset, 'ptx': magic_ptx, 'llvm': magic_llvm, 'types': magic_types,\n"
     "          'regs': magic_regs, 'device': magic_device}\n"
     "\n"
+    "\n"
+    "# help(obj): the signature and the docstring (the prompt installs it in builtins)\n"
+    "def signature(obj):\n"
+    "    code = getattr(obj, '__code__', None)\n"
+    "    if code is None:\n"
+    "        return '(...)'\n"
+    "    names = code.co_varnames\n"
+    "    n = code.co_argcount\n"
+    "    k = code.co_kwonlyargcount\n"
+    "    defaults = getattr(obj, '__defaults__', None) or ()\n"
+    "    parts = []\n"
+    "    for i in range(n):\n"
+    "        p = names[i]\n"
+    "        j = i - (n - len(defaults))\n"
+    "        if j >= 0:\n"
+    "            p += '=' + repr(defaults[j])\n"
+    "        parts.append(p)\n"
+    "    rest = n + k\n"
+    "    if code.co_flags & 1:\n"
+    "        parts.append('*' + names[rest])\n"
+    "        rest += 1\n"
+    "    elif k:\n"
+    "        parts.append('*')\n"
+    "    parts.extend(names[n:n + k])\n"
+    "    if code.co_flags & 2:\n"
+    "        parts.append('**' + names[rest])\n"
+    "    return '(' + ', '.join(parts) + ')'\n"
+    "\n"
+    "def help(obj=None):\n"
+    "    if obj is None:\n"
+    "        print('Type help(object) for help about object; docs/repl.md describes the prompt.')\n"
+    "        return\n"
+    "    name = getattr(obj, '__name__', None) or type(obj).__name__\n"
+    "    if isinstance(obj, type):\n"
+    "        print('Help on class %s:\\n\\nclass %s' % (name, name))\n"
+    "        init = obj.__dict__.get('__init__') if hasattr(obj, '__dict__') else None\n"
+    "        if init is not None and hasattr(init, '__code__'):\n"
+    "            print('  %s%s' % (name, signature(init).replace('(self, ', '(').replace('(self)', '()')))\n"
+    "    elif callable(obj):\n"
+    "        print('Help on %s:\\n\\n%s%s' % (name, name, signature(obj)))\n"
+    "    else:\n"
+    "        print('Help on %s object:\\n' % type(obj).__name__)\n"
+    "    doc = getattr(obj, '__doc__', None)\n"
+    "    if doc:\n"
+    "        for line in doc.strip('\\n').split('\\n'):\n"
+    "            print('    ' + line.strip())\n"
+    "\n"
     "def magic(name, arg):\n"
     "    f = MAGICS.get(name)\n"
     "    if f is None:\n"
@@ -331,6 +378,9 @@ static Dict *helpers(VM *vm) {
     vm_push_root(vm, OBJ_VAL(p));
     vm_exec_proto(vm, p, ns);
     dict_set_cstr(vm, vm->builtins, "__gpy_repl__", OBJ_VAL(ns));
+    /* help() is the prompt's, as site.py's is CPython's prompt's */
+    if (IS_EMPTY(dict_get_cstr(vm, vm->builtins, "help")))
+        dict_set_cstr(vm, vm->builtins, "help", dict_get_cstr(vm, ns, "help"));
     vm_pop_roots(vm, 4);
     return ns;
 }
@@ -398,6 +448,13 @@ static char *quote(const char *s) {
     *o++ = '\'';
     *o = '\0';
     return out;
+}
+
+void repl_helpers_load(VM *vm) {
+    if (!vm_pcall(vm, load_body, NULL)) {
+        exc_print(vm, vm->exc_value, stderr);
+        vm->exc_value = NONE_VAL;
+    }
 }
 
 int repl_run_magic(VM *vm, const char *line) {

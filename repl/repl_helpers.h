@@ -24,6 +24,9 @@ typedef struct ReplCompletion {
 bool repl_complete(VM *vm, const char *line, size_t len, ReplCompletion *out);
 void repl_completion_free(ReplCompletion *c);
 
+/* Compiles the helpers now and puts help() in builtins (the prompt's start). */
+void repl_helpers_load(VM *vm);
+
 /* Runs a line "%name args" in the user's namespace; an error prints its
 ** traceback like any entry. Returns vm_run_interactive's status. */
 int repl_run_magic(VM *vm, const char *line);
