@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# The interactive prompt on a pseudo-terminal (issue 17): line editing,
+# history, blocks as units, completion, Ctrl-C, bracketed paste, magics and
+# colour. repl_pty.py drives gpy through python's pty module.
+set -u
+exec python3 "$(dirname "$0")/repl_pty.py" "${GPY:-gpy}"
