@@ -16,6 +16,7 @@
 #include "copy_gpy.h"
 #include "dataclasses_gpy.h"
 #include "typing_gpy.h"
+#include "textwrap_gpy.h"
 
 static Module *run_gpy_module(VM *vm, const char *name, const char *source, size_t len) {
     Module *m = module_new(vm, str_cstr(vm, name));
@@ -47,6 +48,7 @@ GPY_MODULE(functools, "functools")
 GPY_MODULE(copy, "copy")
 GPY_MODULE(dataclasses, "dataclasses")
 GPY_MODULE(typing, "typing")
+GPY_MODULE(textwrap, "textwrap")
 
 void gpy_modules_register(VM *vm) {
     module_register_native(vm, "abc", build_abc);
@@ -59,4 +61,5 @@ void gpy_modules_register(VM *vm) {
     module_register_native(vm, "copy", build_copy);
     module_register_native(vm, "dataclasses", build_dataclasses);
     module_register_native(vm, "typing", build_typing);
+    module_register_native(vm, "textwrap", build_textwrap);
 }
