@@ -100,7 +100,15 @@ def check(name, cond, detail=""):
         failures.append("%s: %s" % (name, detail))
 
 
+# REPL_PTY_TESTS=a,b runs only those scenarios, REPL_PTY_SKIP=a,b all but
+# those (the cli scripts split the slow ones off, each within a test's time)
+ONLY = [t for t in os.environ.get("REPL_PTY_TESTS", "").split(",") if t]
+SKIP = [t for t in os.environ.get("REPL_PTY_SKIP", "").split(",") if t]
+
+
 def test(fn):
+    if (ONLY and fn.__name__ not in ONLY) or fn.__name__ in SKIP:
+        return fn
     try:
         fn()
     except AssertionError as e:
