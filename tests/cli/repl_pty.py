@@ -315,10 +315,14 @@ def magics():
 
 @test
 def colour():
+    # wait for the prompt itself before looking at it (it follows the
+    # bracketed-paste switch that Session waits for)
     s = Session({"GPY_HISTORY": "", "NO_COLOR": ""})
+    s.expect(">>>\x1b[0m ")
     check("colour prompt on a terminal", "\x1b[1;32m" in s.out, repr(s.out))
     s.close()
     s = Session({"GPY_HISTORY": "", "NO_COLOR": "1"})
+    s.expect(">>> ")
     check("NO_COLOR", "\x1b[1;32m" not in s.out, repr(s.out))
     s.close()
 
