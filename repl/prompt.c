@@ -16,10 +16,12 @@
 
 #include <errno.h>
 #include <histedit.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include "entry_scan.h"
 #include "gpy.h"
@@ -149,6 +151,34 @@ static unsigned char key_backspace(EditLine *el, int ch) {
     if (col > 0 && only_spaces(start, li->cursor)) n = col % INDENT ? col % INDENT : INDENT;
     el_deletestr(el, (int)n);
     return CC_REFRESH;
+}
+
+/* libedit's character reader, with one addition: a SIGINT pending when a key
+** is due counts as the Ctrl-C key. Between two reads the terminal is cooked,
+** with ISIG on, so a Ctrl-C typed there (while a block's next line is being
+** set up, or as code ends) is a signal; reads are interruptible while at the
+** prompt (prompt_repl), so one that comes during a read lands here too. */
+static int read_key(EditLine *el, wchar_t *wc) {
+    Prompt *p = prompt_of(el);
+    char buf[MB_LEN_MAX];
+    size_t n = 0;
+    mbstate_t state;
+    memset(&state, 0, sizeof state);
+    for (;;) {
+        if (n == 0 && vm_interrupt_pending(p->vm)) {
+            vm_clear_interrupt(p->vm);
+            *wc = 3; /* Ctrl-C */
+            return 1;
+        }
+        ssize_t r = read(STDIN_FILENO, buf + n, 1);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return (int)r;
+        size_t k = mbrtowc(wc, buf + n, 1, &state);
+        n++;
+        if (k == (size_t)-2 && n < sizeof buf) continue; /* more bytes to come */
+        if (k == (size_t)-1 || k == (size_t)-2) *wc = (unsigned char)buf[0]; /* not in the locale's encoding: the byte */
+        return 1;
+    }
 }
 
 static unsigned char key_interrupt(EditLine *el, int ch) {
@@ -347,6 +377,7 @@ static void setup_editor(Prompt *p) {
     el_set(el, EL_CLIENTDATA, p);
     el_set(el, EL_EDITOR, "emacs");
     el_set(el, EL_PROMPT_ESC, prompt_text, '\1');
+    el_set(el, EL_GETCFN, read_key);
     el_set(el, EL_HIST, history, p->hist);
     /* Ctrl-C is a key while editing (key_interrupt), SIGINT while running */
     el_set(el, EL_SETTY, "-d", "-isig", NULL);
@@ -409,7 +440,9 @@ int prompt_repl(VM *vm) {
         fflush(stdout);
         fflush(stderr);
         int count = 0;
+        vm_interruptible_reads(vm, true);
         const char *line = el_gets(p.el, &count);
+        vm_interruptible_reads(vm, false);
         if (p.paste_mode) fputs("\033[?2004l", stdout);
         fflush(stdout);
         if (p.cancelled) {

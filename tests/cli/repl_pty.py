@@ -13,6 +13,7 @@ import pty
 import select
 import sys
 import tempfile
+import termios
 import time
 
 GPY = sys.argv[1] if "/" not in sys.argv[1] else os.path.abspath(sys.argv[1])
@@ -46,6 +47,29 @@ class Session:
         self.out = ""
         self.mark = 0
         self.expect("\x1b[?2004h")
+        # keys typed before the prompt is drawn reach a terminal still in
+        # cooked mode, which eats Ctrl-R and Ctrl-D: wait for the prompt
+        self.settle()
+
+    def settle(self):
+        """Waits until the output ends in a prompt (plain or coloured)."""
+        end = time.monotonic() + DEADLINE
+        while not self.out.replace("\x1b[0m", "").endswith(">>> ") and time.monotonic() < end:
+            self.read(0.1)
+        self.wait_editing()
+
+    def wait_editing(self):
+        """libedit draws the prompt, then puts the terminal in raw mode: a
+        key typed in between meets the cooked terminal (which takes Ctrl-D
+        as end of file and Ctrl-R as reprint), so wait for raw mode."""
+        end = time.monotonic() + DEADLINE
+        while time.monotonic() < end:
+            try:
+                if not termios.tcgetattr(self.fd)[3] & termios.ICANON:
+                    return
+            except termios.error:
+                return
+            time.sleep(0.005)
 
     def read(self, timeout):
         r, _, _ = select.select([self.fd], [], [], timeout)
@@ -66,6 +90,8 @@ class Session:
             if i >= 0:
                 seen = self.out[self.mark:i]
                 self.mark = i + len(text)
+                if text.endswith((">>> ", "... ", "\x1b[0m ")):
+                    self.wait_editing()
                 return seen
             if time.monotonic() > end or (not self.read(0.2) and self.dead()):
                 raise AssertionError("waited for %r; the terminal shows %r" % (text, self.out[self.mark:][-600:]))
@@ -83,6 +109,8 @@ class Session:
         return self.expect(PROMPT)
 
     def close(self):
+        # Ctrl-D at a prompt, as a user presses it
+        self.settle()
         self.type(CTRL_D)
         end = time.monotonic() + DEADLINE
         while time.monotonic() < end:
@@ -92,7 +120,7 @@ class Session:
             self.read(0.1)
         os.kill(self.pid, 9)
         os.waitpid(self.pid, 0)
-        raise AssertionError("gpy did not exit on Ctrl-D")
+        raise AssertionError("gpy did not exit on Ctrl-D; the terminal shows %r" % self.out[-300:])
 
 
 def check(name, cond, detail=""):
@@ -155,7 +183,6 @@ def blocks_auto_indent_and_history():
         text = f.read()
     check("history file", "def" in text and "f(1)" in text, repr(text))
     s = Session({"GPY_HISTORY": HIST})
-    s = Session({"GPY_HISTORY": HIST})
     out = s.run(CTRL_R + "x+1" + "\r")
     out = s.run("f(4)\r")
     check("history across sessions (Ctrl-R)", "5" in out, repr(out))
@@ -190,6 +217,22 @@ def ctrl_c():
     check("Ctrl-C in a host loop", "Traceback" in out and "KeyboardInterrupt" in out, repr(out))
     out = s.run("x, i > 0\r")
     check("state after interrupt", "(5, True)" in out, repr(out))
+    check("exit status", s.close() == 0)
+
+
+@test
+def sigint_at_prompt():
+    # a SIGINT while the prompt waits for a key (kill -INT, or a Ctrl-C
+    # typed while the terminal was still cooked) drops the entry like the
+    # Ctrl-C key and leaves nothing pending for the next entry
+    s = Session({"GPY_HISTORY": ""})
+    s.type("1 +")
+    s.expect("1 +")
+    os.kill(s.pid, 2)
+    out = s.expect(PROMPT)
+    check("SIGINT at the prompt", "KeyboardInterrupt" in out, repr(out))
+    out = s.run("2 + 3\r")
+    check("next entry runs", "5" in out and "Interrupt" not in out, repr(out))
     check("exit status", s.close() == 0)
 
 
