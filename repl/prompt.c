@@ -417,6 +417,7 @@ int prompt_repl(VM *vm) {
     if (p.hist_path) history(p.hist, &p.ev, H_LOAD, p.hist_path);
     setup_editor(&p);
     repl_helpers_load(vm);
+    vm->prompt_tracebacks = VM_TB_ENTRY_LINES | (p.colour ? VM_TB_COLOUR : 0);
 
     printf("gpy %s\nType Ctrl-D to exit, %%magics as in IPython (docs/repl.md).\n", GPY_VERSION);
     fflush(stdout);

@@ -629,9 +629,11 @@ Value exc_syntax_error(VM *vm, Source *src, const SyntaxErr *err) {
 static void put_str(Str *s, FILE *out) { fwrite(s->chars, 1, (size_t)s->len, out); }
 
 /* Prints the source line of a traceback entry stripped of surrounding
-** whitespace, as CPython does (nothing for <string>/<stdin> sources). */
+** whitespace, as CPython does (nothing for <string>/<stdin> sources, but
+** for the entries of the terminal prompt). */
 static void print_source_line(Source *src, int line, FILE *out) {
-    if (!src || !src->text || (src->filename && src->filename->chars[0] == '<')) return;
+    if (!src || !src->text) return;
+    if (src->filename && src->filename->chars[0] == '<' && !(src->obj.flags & SOURCE_PROMPT_ENTRY)) return;
     size_t ll;
     const char *p = find_line(src->text, src->len, line, &ll);
     if (!p) return;
@@ -651,7 +653,20 @@ static void print_repeated(int64_t cnt, FILE *out) {
 
 static bool same_name(Str *a, Str *b) { return a == b || (a && b && str_equal(a, b)); }
 
-static void print_traceback(ExcObj *e, FILE *out) {
+/* CPython 3.13's traceback colours: names and numbers magenta, the
+** exception's type bold magenta */
+#define TB_MAGENTA "\033[35m"
+#define TB_BOLD_MAGENTA "\033[1;35m"
+#define TB_RESET "\033[0m"
+
+static void put_coloured(const char *colour, Str *s, const char *fallback, bool on, FILE *out) {
+    if (on) fputs(colour, out);
+    if (s) put_str(s, out);
+    else fputs(fallback, out);
+    if (on) fputs(TB_RESET, out);
+}
+
+static void print_traceback(ExcObj *e, FILE *out, bool colour) {
     if (e->tb_len <= 0) return;
     fputs("Traceback (most recent call last):\n", out);
     int32_t first = e->tb_len - 1; /* outermost */
@@ -674,11 +689,13 @@ static void print_traceback(ExcObj *e, FILE *out) {
         cnt++;
         if (cnt > TB_RECURSIVE_CUTOFF) continue;
         fputs("  File \"", out);
-        if (src && src->filename) put_str(src->filename, out);
-        else fputs("<unknown>", out);
-        fprintf(out, "\", line %d, in ", (int)te->line);
-        if (p->name) put_str(p->name, out);
-        else fputs("<module>", out);
+        put_coloured(TB_MAGENTA, src ? src->filename : NULL, "<unknown>", colour, out);
+        fputs("\", line ", out);
+        if (colour) fputs(TB_MAGENTA, out);
+        fprintf(out, "%d", (int)te->line);
+        if (colour) fputs(TB_RESET, out);
+        fputs(", in ", out);
+        put_coloured(TB_MAGENTA, p->name, "<module>", colour, out);
         fputc('\n', out);
         print_source_line(src, te->line, out);
     }
@@ -733,15 +750,18 @@ static void do_str(VM *vm, void *ud) {
 
 static void print_one(VM *vm, Value exc, FILE *out) {
     ExcObj *e = (ExcObj *)AS_OBJ(exc);
-    print_traceback(e, out);
+    bool colour = (vm->prompt_tracebacks & VM_TB_COLOUR) && out == stderr;
+    print_traceback(e, out, colour);
     bool syntax = exc_is(vm, e, EXC_SyntaxError);
     if (syntax) print_syntax_error_block(vm, e, out);
     StrBuf sb;
     sb_init(&sb);
     sb_exc_type_name(vm, &sb, e->obj.type);
+    if (colour) fputs(TB_BOLD_MAGENTA, out);
     /* out of memory the buffer is gone (data NULL): the bare name will do */
     if (sb.data) fwrite(sb.data, 1, sb.len, out);
     else if (e->obj.type->name) put_str(e->obj.type->name, out);
+    if (colour) fputs(TB_RESET, out);
     sb_free(&sb);
     Value msgattr = syntax ? exc_attr(vm, e, "msg") : EMPTY_VAL;
     if (IS_STR(vm, msgattr)) {
@@ -755,7 +775,7 @@ static void print_one(VM *vm, Value exc, FILE *out) {
         if (vm_pcall(vm, do_str, &c)) {
             if (c.result && c.result->len > 0) {
                 fputs(": ", out);
-                put_str(c.result, out);
+                put_coloured(TB_MAGENTA, c.result, "", colour, out);
             }
         } else {
             fputs(": <exception str() failed>", out);

@@ -281,6 +281,9 @@ struct Source {
 ** CPython's tracebacks show no frames of its C-implemented modules (the
 ** warnings module). Bit 1 is module.c's SOURCE_FROM_FILE. */
 #define SOURCE_HIDDEN_FRAMES 2
+/* Source.obj.flags bit: an entry typed at the terminal prompt, whose lines
+** tracebacks show although its name is "<stdin>" */
+#define SOURCE_PROMPT_ENTRY 4
 /* Source.obj.flags bit: compiled under `from __future__ import annotations`
 ** (annotations are kept as their source text, never evaluated). */
 #define SOURCE_FUTURE_ANNOTATIONS 4

@@ -443,6 +443,8 @@ static void run_body(VM *vm, void *ud) {
         Str *fname = str_cstr(vm, c->filename);
         vm_push_root(vm, STR_VAL(fname));
         src = source_new(vm, fname, c->text, c->len);
+        if (c->mode == PARSE_INTERACTIVE && (vm->prompt_tracebacks & VM_TB_ENTRY_LINES))
+            src->obj.flags |= SOURCE_PROMPT_ENTRY;
         vm_pop_roots(vm, 1);
     }
     vm_push_root(vm, OBJ_VAL(src));

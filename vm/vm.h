@@ -273,6 +273,7 @@ struct VM {
 
     /* interactive / embedding hooks */
     bool interactive;
+    uint8_t prompt_tracebacks; /* the terminal prompt's VM_TB_* bits (error.c) */
     void *user_data;
     /* signals.c: interrupts and the budget hook */
     atomic_int interrupt_requested;       /* vm_request_interrupt: any thread, signal handlers */
@@ -338,6 +339,11 @@ int vm_run_source(VM *vm, const char *filename, const char *text, size_t len);
 int vm_run_file(VM *vm, const char *path);
 /* Runs one REPL entry in __main__: expression statements print their repr. */
 int vm_run_interactive(VM *vm, const char *text, size_t len);
+/* VM.prompt_tracebacks: at a terminal prompt, tracebacks show the lines of
+** the entries typed (CPython 3.13's REPL does) and, where the terminal
+** takes colour, colour them as CPython 3.13 does. */
+#define VM_TB_ENTRY_LINES 1
+#define VM_TB_COLOUR 2
 
 /* ================= gc.c ================= */
 void *gc_alloc_obj(VM *vm, Type *type, size_t size); /* zeroed, header set */

@@ -357,16 +357,39 @@ def magics():
 
 
 @test
+def traceback_lines():
+    # tracebacks at the prompt show the lines typed, each entry's own (as
+    # CPython 3.13's REPL does; the expected lines are the input)
+    s = Session({"GPY_HISTORY": ""})
+    s.type("def f(x):\r")
+    s.expect("... ")
+    s.type("return x / 0\r")
+    s.expect("... ")
+    s.run("\r")
+    out = s.run("y = 1\r")
+    out = s.run("f(y)\r")
+    want = ('  File "<stdin>", line 1, in <module>\r\n    f(y)\r\n'
+            '  File "<stdin>", line 2, in f\r\n    return x / 0\r\n'
+            'ZeroDivisionError: division by zero')
+    check("traceback with the entries' lines", want in out, repr(out))
+    s.close()
+
+
+@test
 def colour():
     # wait for the prompt itself before looking at it (it follows the
     # bracketed-paste switch that Session waits for)
     s = Session({"GPY_HISTORY": "", "NO_COLOR": ""})
     s.expect(">>>\x1b[0m ")
     check("colour prompt on a terminal", "\x1b[1;32m" in s.out, repr(s.out))
+    s.type("1/0\r")
+    out = s.expect(">>>\x1b[0m ")
+    check("colour traceback", "\x1b[1;35mZeroDivisionError\x1b[0m: \x1b[35mdivision by zero\x1b[0m" in out, repr(out))
     s.close()
     s = Session({"GPY_HISTORY": "", "NO_COLOR": "1"})
     s.expect(">>> ")
-    check("NO_COLOR", "\x1b[1;32m" not in s.out, repr(s.out))
+    out = s.run("1/0\r")
+    check("NO_COLOR", "\x1b[1;32m" not in s.out and "\x1b[35m" not in out, repr(s.out))
     s.close()
 
 
