@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Interactive prompt benchmark (issue 17): on a pseudo-terminal, the time
 from exec to a ready prompt, and the latency of a double Tab listing
-`numpy.ar<Tab><Tab>` (after `import numpy`), for gpy and `python3 -i`
-(CPython's readline prompt with rlcompleter), same run. Medians of N runs.
+`numpy.ar<Tab><Tab>` (after `import numpy`), and Ctrl-C to the next prompt
+while a host loop runs, for gpy and `python3 -i` (CPython's readline
+prompt with rlcompleter), same run; and for gpy Ctrl-C to the next prompt
+while a long CPU-device kernel runs. Medians of N runs.
 
 usage: bench/repl/run.py [--gpy build/gpy] [-n 20]
 """
@@ -85,6 +87,53 @@ def completion_time(argv, env, rounds):
     return times
 
 
+SPIN_KERNEL = b"\x1b[200~" + b"\n".join([
+    b"from numba import cuda",
+    b"import numpy as np",
+    b"",
+    b"@cuda.jit",
+    b"def spin(out, n):",
+    b"    i = cuda.grid(1)",
+    b"    s = 1",
+    b"    for k in range(n):",
+    b"        s += k % 7",
+    b"    out[i % out.shape[0]] = s",
+    b"",
+    b"out = cuda.to_device(np.zeros(64 * 4000, dtype=np.int64))",
+    b"spin[1, 64](out, 10)",
+]) + b"\x1b[201~\r"
+
+
+def interrupt_time(argv, env, rounds, setup, statement):
+    """Ctrl-C while statement runs (it runs for seconds) to the next prompt."""
+    pid, fd = spawn(argv, env)
+    buf = wait_for(fd, b">>> ")
+    if setup:
+        os.write(fd, setup)
+        buf = wait_for(fd, b">>> ", wait_for(fd, b"spin[1, 64]"))
+    times = []
+    for _ in range(rounds):
+        os.write(fd, statement)
+        time.sleep(0.4)  # well inside the loop or kernel
+        mark = len(buf)
+        t0 = time.perf_counter()
+        os.write(fd, b"\x03")
+        buf = wait_for(fd, b"KeyboardInterrupt", buf)
+        end = buf.rindex(b"KeyboardInterrupt")
+        buf = wait_for(fd, b">>> ", buf[:end + 1]) if b">>> " not in buf[end:] else buf
+        times.append(time.perf_counter() - t0)
+        del mark
+        time.sleep(0.05)
+        try:
+            while select.select([fd], [], [], 0.05)[0]:
+                buf += os.read(fd, 65536)
+        except OSError:
+            pass
+        buf = b""
+    finish(pid, fd)
+    return times
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--gpy", default="build/gpy")
@@ -106,6 +155,15 @@ def main():
         pc = "n/a (%s)" % str(e)[:60]
     print("numpy.ar<Tab><Tab> to the listing (median of %d): gpy %.2f ms, python3 -i %s"
           % (a.n, statistics.median(gc) * 1e3, pc))
+    loop = b"while True: pass\r\r"
+    gl = interrupt_time(gpy, env, a.n, None, loop)
+    pl = interrupt_time(py, env, a.n, None, loop)
+    print("Ctrl-C in a host loop to the prompt (median of %d): gpy %.2f ms, python3 -i %.2f ms"
+          % (a.n, statistics.median(gl) * 1e3, statistics.median(pl) * 1e3))
+    gk = interrupt_time(gpy, env, a.n, SPIN_KERNEL, b"spin[1000000, 64](out, 20000)\r")
+    # a kernel stops at its next block boundary: blocks here take ~1 ms each
+    print("Ctrl-C in a CPU-device kernel (10^6 blocks of 64 threads) to the prompt (median of %d): gpy %.2f ms"
+          % (a.n, statistics.median(gk) * 1e3))
 
 
 if __name__ == "__main__":
