@@ -14,7 +14,7 @@ command -v g++ >/dev/null || need+=(g++)   # tests/embed: the C++ consumer
 [ -f /usr/lib/llvm-19/cmake/LLVMConfig.cmake ] || need+=(llvm-19-dev)   # kernel compiler
 [ -f /usr/include/zstd.h ] || need+=(libzstd-dev)   # LLVM's cmake package requires it
 [ -f /usr/include/gmp.h ] || [ -f /usr/include/x86_64-linux-gnu/gmp.h ] || need+=(libgmp-dev)   # big ints (vm/bigint.c)
-# build/gpy_jit.so links LLVM's static components, which need zlib and libstdc++
+# zlib: build/gpy_jit.so links LLVM's static components, which need it (and libstdc++); PNG (stdlib/png.c)
 [ -f /usr/include/zlib.h ] || need+=(zlib1g-dev)
 [ -f /usr/include/histedit.h ] || need+=(libedit-dev)   # the interactive prompt's line editor (repl/prompt.c)
 [ -e "$(cc -print-file-name=libstdc++.so 2>/dev/null)" ] && [ "$(cc -print-file-name=libstdc++.so)" != libstdc++.so ] || need+=(libstdc++-12-dev)

@@ -17,6 +17,7 @@
 #include "dataclasses_gpy.h"
 #include "typing_gpy.h"
 #include "textwrap_gpy.h"
+#include "ipython_display_gpy.h"
 
 static Module *run_gpy_module(VM *vm, const char *name, const char *source, size_t len) {
     Module *m = module_new(vm, str_cstr(vm, name));
@@ -49,6 +50,11 @@ GPY_MODULE(copy, "copy")
 GPY_MODULE(dataclasses, "dataclasses")
 GPY_MODULE(typing, "typing")
 GPY_MODULE(textwrap, "textwrap")
+GPY_MODULE(ipython_display, "IPython.display")
+/* the IPython package itself: IPython.display's parent, and get_ipython(),
+** which scripts call to learn whether they run in IPython (gpy: they do not) */
+static const char ipython_source[] = "def get_ipython():\n    return None\n";
+GPY_MODULE(ipython, "IPython")
 
 void gpy_modules_register(VM *vm) {
     module_register_native(vm, "abc", build_abc);
@@ -62,4 +68,6 @@ void gpy_modules_register(VM *vm) {
     module_register_native(vm, "dataclasses", build_dataclasses);
     module_register_native(vm, "typing", build_typing);
     module_register_native(vm, "textwrap", build_textwrap);
+    module_register_native(vm, "IPython", build_ipython);
+    module_register_native(vm, "IPython.display", build_ipython_display);
 }

@@ -29,6 +29,7 @@ void stdlib_open_libs(VM *vm) {
     itertools_register(vm);
     heapq_register(vm);
     bisect_register(vm);
+    image_register(vm);
     vm->sys_module = stdlib_sys(vm);
     dict_set_cstr(vm, vm->modules, "sys", OBJ_VAL(vm->sys_module));
 }

@@ -39,6 +39,7 @@ void itertools_register(VM *vm);
 void heapq_register(VM *vm);
 /* stdlib/bisect.c: registers bisect */
 void bisect_register(VM *vm);
+void image_register(VM *vm); /* png.c: _gpy_image */
 /* stdlib/gpy_modules.c: registers the modules written in gpy */
 void gpy_modules_register(VM *vm);
 
