@@ -11,6 +11,7 @@
 #include "stdlib_priv.h"
 #include "../vm/opcodes.h"
 #include "../vm/bigint.h"
+#include "../vm/gen_batch.h"
 
 /* ------------------------------------------------------------------ */
 /* small helpers                                                       */
@@ -734,7 +735,13 @@ static Value b_sum(VM *vm, int argc, Value *argv, Dict *kwargs) {
     int r_acc = root_slot(vm, acc);
     int r_it = root_slot(vm, vm_iter(vm, src));
     Value item;
-    while (vm_next(vm, vm->roots[r_it], &item)) {
+    /* a generator of numbers summed into a number runs in batches: adding
+    ** an int or float to an int or float runs no code (gen_batch.h) */
+    GenIter gi;
+    gen_iter_init(vm, &gi, vm->roots[r_it]);
+    for (;;) {
+        gi.batch.accept = IS_NUMBER(vm->roots[r_acc]) ? GEN_TAKE_NUMBERS : 0;
+        if (!gen_iter_next(vm, &gi, &item)) break;
         acc = vm->roots[r_acc];
         if (IS_INT(acc) && IS_INTLIKE(item)) {
             int64_t s;
@@ -796,7 +803,12 @@ static Value any_all(VM *vm, int argc, Value *argv, Dict *kwargs, bool want) {
     }
     int base = root_slot(vm, vm_iter(vm, src));
     Value item;
-    while (vm_next(vm, vm->roots[base], &item)) {
+    /* a generator runs on past plain values that do not decide the answer
+    ** (any: falsy ones), as the loop would resume it at once (gen_batch.h) */
+    GenIter gi;
+    gen_iter_init(vm, &gi, vm->roots[base]);
+    gi.batch.accept = want ? GEN_TAKE_FALSY : GEN_TAKE_TRUTHY;
+    while (gen_iter_next(vm, &gi, &item)) {
         if (vm_truthy(vm, item) == want) {
             vm_pop_roots(vm, vm->nroots - base);
             return BOOL_VAL(want);

@@ -7,6 +7,7 @@
 */
 #include <string.h>
 
+#include "gen_batch.h"
 #include "interp.h"
 
 static Generator *as_gen(Value v) {
@@ -22,6 +23,7 @@ Value generator_new(VM *vm, Function *fn, Value *args) {
     vm->generators_made = true; /* gc.c: look for abandoned generators from now on */
     g->fn = fn;
     g->handling = NONE_VAL;
+    g->batch = NULL;
     g->state = GEN_CREATED;
     g->pc = 0;
     g->nregs = 0;
@@ -34,6 +36,7 @@ Value generator_new(VM *vm, Function *fn, Value *args) {
 
 void gen_finish(VM *vm, Generator *g) {
     g->state = GEN_DONE;
+    g->batch = NULL;
     g->handling = NONE_VAL;
     if (g->regs) {
         gc_free(vm, g->regs, (size_t)(g->nregs ? g->nregs : 1) * sizeof(Value));
@@ -55,7 +58,7 @@ Value gen_unwind(VM *vm, Generator *g, Value exc) {
     return exc;
 }
 
-bool gen_resume(VM *vm, Generator *g, Value sent, Value exc, Value *out) {
+static bool resume(VM *vm, Generator *g, Value sent, Value exc, Value *out, struct GenBatch *batch) {
     switch (g->state) {
     case GEN_RUNNING: vm_raise_kind(vm, ValueError, "generator already executing");
     case GEN_DONE:
@@ -91,9 +94,18 @@ bool gen_resume(VM *vm, Generator *g, Value sent, Value exc, Value *out) {
     f->gen = g;
     f->handling = g->handling;
     g->state = GEN_RUNNING;
+    g->batch = batch; /* after every check that can throw: a throw leaves it NULL */
     Value r = interp_run(vm, exc);
     *out = r;
     return g->state == GEN_SUSPENDED;
+}
+
+bool gen_resume(VM *vm, Generator *g, Value sent, Value exc, Value *out) {
+    return resume(vm, g, sent, exc, out, NULL);
+}
+
+bool gen_resume_batch(VM *vm, Generator *g, struct GenBatch *batch, Value *out) {
+    return resume(vm, g, NONE_VAL, EMPTY_VAL, out, batch);
 }
 
 /* StopIteration carrying a generator's return value. */
@@ -165,6 +177,8 @@ static void gen_mark(VM *vm, Obj *o) {
     gc_mark_value(vm, g->handling);
     if (g->regs && g->state != GEN_RUNNING)
         for (int32_t i = 0; i < g->nregs; i++) gc_mark_value(vm, g->regs[i]);
+    if (g->batch && g->state == GEN_RUNNING)
+        for (int i = 0; i < g->batch->n; i++) gc_mark_value(vm, g->batch->items[i]);
 }
 
 static void gen_finalize(VM *vm, Obj *o) {

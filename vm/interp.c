@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "interp.h"
+#include "gen_batch.h"
 #include "match.h"
 #include "cstack.h"
 #include "signals.h"
@@ -697,7 +698,7 @@ static NOINLINE Value format_value(VM *vm, Value v, uint32_t ext, Value spec) {
 
 static NOINLINE void list_extend_op(VM *vm, Value l, Value src) {
     if (!IS_LIST(vm, l)) vm_raise_kind(vm, SystemError, "LIST_EXTEND on a non-list");
-    list_extend(vm, AS_LIST(l), src);
+    list_extend_fresh(vm, AS_LIST(l), src); /* the display being built */
 }
 
 /* Copies the keys of a mapping that is not a dict (keys() and [key]). */
@@ -2179,6 +2180,11 @@ return_special:
             vm_raise_kind(vm, SystemError, "'yield' outside a generator frame");
         }
         rv = *RB_;
+        /* a consumer taking values in bulk (gen_batch.h): go on at once */
+        if (g->batch && !C_ && gen_batch_take(vm, g->batch, rv)) {
+            *RA_ = NONE_VAL;
+            vmnext();
+        }
         Proto *p = frame->fn->proto;
         interp_copy_regs(g->regs, base, p->nregs);
         g->pc = (int32_t)(pc - p->code);

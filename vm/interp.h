@@ -53,6 +53,7 @@ struct Generator {
     int32_t pc;     /* resume instruction index (just after the YIELD) */
     int32_t state;  /* GenState */
     Value handling; /* the frame's exception-being-handled, kept across yields */
+    struct GenBatch *batch; /* gen_batch.c: a consumer taking values in bulk, while running */
 };
 
 /* The ErrorJmp of one interpreter-loop invocation. */
@@ -139,6 +140,8 @@ Value gen_unwind(VM *vm, Generator *g, Value exc);
 ** Returns true with the yielded value in *out, or false with the return
 ** value when the generator finished. */
 bool gen_resume(VM *vm, Generator *g, Value sent, Value exc, Value *out);
+/* gen_resume(g, None) for gen_next_batch: runs with batch armed. */
+bool gen_resume_batch(VM *vm, Generator *g, struct GenBatch *batch, Value *out);
 /* The exception throw(typ[, val[, tb]]) raises (argv[0] is self). */
 Value gen_throw_value(VM *vm, int argc, Value *argv);
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "container.h"
+#include "gen_batch.h"
 
 #define MAX_ITEMS ((int64_t)1 << 56) /* beyond this, a size is a MemoryError */
 
@@ -125,7 +126,9 @@ static void list_append_array(VM *vm, List *l, const Value *src, int64_t n) {
     l->len += n;
 }
 
-void list_extend(VM *vm, List *l, Value it) {
+/* fresh: l is not yet visible to any code (list(), a display's *it), so a
+** generator cannot watch it grow and may run ahead in batches. */
+static void extend(VM *vm, List *l, Value it, bool fresh) {
     if (ctr_is(it, vm->t_list)) {
         List *o = AS_LIST(it);
         list_append_array(vm, l, o->items, o->len);
@@ -142,14 +145,25 @@ void list_extend(VM *vm, List *l, Value it) {
     Value iter = vm_iter(vm, it);
     vm_push_root(vm, iter);
     Value x;
-    while (vm_next(vm, iter, &x)) list_append(vm, l, x);
+    if (fresh && gen_batchable(vm, iter)) {
+        GenIter gi;
+        gen_iter_init(vm, &gi, iter);
+        gi.batch.accept = GEN_TAKE_ANY; /* an append runs no code */
+        while (gen_iter_next(vm, &gi, &x)) list_append(vm, l, x);
+    } else {
+        while (vm_next(vm, iter, &x)) list_append(vm, l, x);
+    }
     vm_pop_roots(vm, 1);
 }
+
+void list_extend(VM *vm, List *l, Value it) { extend(vm, l, it, false); }
+
+void list_extend_fresh(VM *vm, List *l, Value it) { extend(vm, l, it, true); }
 
 List *list_from_iterable(VM *vm, Value it) {
     List *l = list_new(vm, 0);
     vm_push_root(vm, OBJ_VAL(l));
-    list_extend(vm, l, it);
+    list_extend_fresh(vm, l, it);
     vm_pop_roots(vm, 1);
     return l;
 }
@@ -178,7 +192,7 @@ static Value list_new_slot(VM *vm, Type *cls, int argc, Value *argv, Dict *kwarg
     List *l = list_alloc(vm, cls, 0);
     if (argc == 1) {
         vm_push_root(vm, OBJ_VAL(l));
-        list_extend(vm, l, argv[0]);
+        list_extend_fresh(vm, l, argv[0]);
         vm_pop_roots(vm, 1);
     }
     return OBJ_VAL(l);

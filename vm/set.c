@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "container.h"
+#include "gen_batch.h"
 
 #define SET_MINSIZE 8
 #define LINEAR_PROBES 9
@@ -311,7 +312,13 @@ static void merge(VM *vm, Set *so, Set *other) {
 }
 
 /* so |= iterable (CPython's set_update_internal). */
-void set_update(VM *vm, Set *so, Value other) {
+/* A key whose hashing and comparing run no code of the program. */
+static bool plain_key(VM *vm, Value x) { return IS_INT(x) || IS_BOOL(x) || IS_FLOAT(x) || IS_NONE(x) || IS_STR(vm, x); }
+
+/* fresh: so is empty and not yet visible to any code (set(), frozenset()),
+** so a generator may run ahead in batches (gen_batch.h) while every key
+** added so far is plain: adding a plain key to such a set runs no code. */
+static void update(VM *vm, Set *so, Value other, bool fresh) {
     if (ctr_is_anyset(vm, other)) {
         merge(vm, so, as_set(other));
         return;
@@ -340,17 +347,32 @@ void set_update(VM *vm, Set *so, Value other) {
     vm_push_root(vm, NONE_VAL);
     int32_t slot = vm->nroots - 1;
     Value x;
-    while (vm_next(vm, it, &x)) {
-        vm->roots[slot] = x;
-        add_entry(vm, so, x, add_hash(vm, x));
+    if (fresh && gen_batchable(vm, it)) {
+        GenIter gi;
+        gen_iter_init(vm, &gi, it);
+        bool plain = true;
+        for (;;) {
+            gi.batch.accept = plain ? GEN_TAKE_HASHABLE : 0;
+            if (!gen_iter_next(vm, &gi, &x)) break;
+            vm->roots[slot] = x;
+            if (plain && !plain_key(vm, x)) plain = false;
+            add_entry(vm, so, x, add_hash(vm, x));
+        }
+    } else {
+        while (vm_next(vm, it, &x)) {
+            vm->roots[slot] = x;
+            add_entry(vm, so, x, add_hash(vm, x));
+        }
     }
     vm_pop_roots(vm, 2);
 }
 
+void set_update(VM *vm, Set *so, Value other) { update(vm, so, other, false); }
+
 Set *set_from(VM *vm, Type *type, Value iterable) {
     Set *s = set_alloc(vm, type);
     vm_push_root(vm, OBJ_VAL(s));
-    set_update(vm, s, iterable);
+    update(vm, s, iterable, true);
     vm_pop_roots(vm, 1);
     return s;
 }
@@ -612,7 +634,7 @@ static Value set_new_slot(VM *vm, Type *cls, int argc, Value *argv, Dict *kwargs
     Set *s = set_alloc(vm, cls);
     if (argc == 1) {
         vm_push_root(vm, OBJ_VAL(s));
-        set_update(vm, s, argv[0]);
+        update(vm, s, argv[0], true);
         vm_pop_roots(vm, 1);
     }
     return OBJ_VAL(s);

@@ -526,6 +526,8 @@ List *list_new(VM *vm, int64_t cap);
 void list_append(VM *vm, List *l, Value v);
 List *list_from_iterable(VM *vm, Value it);
 void list_extend(VM *vm, List *l, Value iterable); /* l += iterable */
+/* list_extend onto a list no code can see yet (see list.c) */
+void list_extend_fresh(VM *vm, List *l, Value iterable);
 void list_sort(VM *vm, List *l, Value key, bool reverse); /* stable */
 Tuple *tuple_new(VM *vm, int64_t len); /* items set to None */
 Tuple *tuple_from_array(VM *vm, int64_t len, const Value *items);

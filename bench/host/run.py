@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Host-VM benchmark: times each program under gpy, CPython and Lua 5.4 in
-one run and prints medians and ratios as a markdown table.
+"""Host-VM benchmark: times each program under gpy, CPython, PyPy and Lua 5.4
+(where a .lua twin is written) in one run and prints medians and ratios as a
+markdown table.
 
     python3 bench/host/run.py [--gpy build/gpy] [--runs 5]
 
@@ -20,7 +21,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
 import timing  # noqa: E402  (bench/timing.py)
 
-PROGRAMS = ["fib", "loop", "float_list", "matmul", "trees", "words", "classes"]
+PROGRAMS = ["fib", "loop", "float_list", "matmul", "trees", "words", "classes", "pipeline"]
 
 
 def timed(cmd, runs):
@@ -34,18 +35,21 @@ def main():
     a = ap.parse_args()
     a.gpy = os.path.abspath(a.gpy)  # the programs run in their own folder
     lua = shutil.which("lua5.4")
+    pypy = shutil.which("pypy3")
     print(f"runs per program: {a.runs} (median wall time, seconds)\n")
-    print("| program | gpy | CPython | Lua 5.4 | speedup vs CPython | gpy / Lua |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("| program | gpy | CPython | PyPy | Lua 5.4 | speedup vs CPython | gpy / PyPy | gpy / Lua |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     speedups = []
     for name in PROGRAMS:
         g, gout = timed([a.gpy, name + ".gpy"], a.runs)
         p, pout = timed([sys.executable, name + ".gpy"], a.runs)
         if gout != pout:
             raise SystemExit(f"{name}: gpy printed {gout!r}, CPython {pout!r}")
-        l = timed([lua, name + ".lua"], a.runs)[0] if lua else float("nan")
+        has_twin = os.path.exists(os.path.join(HERE, name + ".lua"))
+        l = timed([lua, name + ".lua"], a.runs)[0] if lua and has_twin else float("nan")
+        y = timed([pypy, name + ".gpy"], a.runs)[0] if pypy else float("nan")
         speedups.append(p / g)
-        print(f"| {name} | {g:.3f} | {p:.3f} | {l:.3f} | {p / g:.2f}x | {g / l:.2f} |")
+        print(f"| {name} | {g:.3f} | {p:.3f} | {y:.3f} | {l:.3f} | {p / g:.2f}x | {g / y:.2f} | {g / l:.2f} |")
     geo = math.exp(sum(math.log(s) for s in speedups) / len(speedups))
     print(f"\ngeometric mean speedup vs CPython: {geo:.2f}x; slowest program: {min(speedups):.2f}x")
     st = statistics.median(timed([a.gpy, "-c", "pass"], 1)[0] for _ in range(21))
