@@ -1425,6 +1425,20 @@ redo_call:
                 for (Value *r = cnb + cargc, *e = cnb + p->nregs; r < e; r++) *r = EMPTY_VAL;
                 goto push_frame;
             }
+            /* positional arguments short of the parameters, the rest from
+            ** the defaults (C(x) of `def __init__(self, x, y=0)`) */
+            if (cargc < p->nparams && cnkw == 0 && p->nkwonly == 0 && cfn->defaults &&
+                cargc >= p->nparams - cfn->defaults->len && cfn->defaults->len <= p->nparams &&
+                (p->flags & (PROTO_VARARGS | PROTO_VARKW | PROTO_GENERATOR)) == 0) {
+                if (UNLIKELY(cnb + p->nregs > vm->stack_end)) interp_recursion_error(vm);
+                if (cargv != cnb)
+                    for (int64_t i = 0; i < cargc; i++) cnb[i] = cargv[i];
+                const Value *defs = cfn->defaults->items;
+                int64_t firstdef = p->nparams - cfn->defaults->len;
+                for (int64_t i = cargc; i < p->nparams; i++) cnb[i] = defs[i - firstdef];
+                for (Value *r = cnb + p->nparams, *e = cnb + p->nregs; r < e; r++) *r = EMPTY_VAL;
+                goto push_frame;
+            }
             interp_bind(vm, cfn, cnb, cargc, cargv, cnkw, ckwn, cargv + cargc, NULL);
             if (p->flags & PROTO_GENERATOR) {
                 rv = generator_new(vm, cfn, cnb);
