@@ -248,6 +248,19 @@ void gc_free_block(VM *vm, void *p, size_t size) {
     uncount(vm, size);
 }
 
+void *gc_realloc_block(VM *vm, void *p, size_t old_size, size_t new_size) {
+    size_t oc = size_class(old_size), nc = size_class(new_size);
+    bool old_block = p && oc > 0 && oc < BLOCK_CLASSES, new_block = nc > 0 && nc < BLOCK_CLASSES;
+    if (!old_block && !new_block) return gc_realloc(vm, p, old_size, new_size);
+    if (old_block && new_block && oc == nc) return p;
+    void *q = gc_alloc_block(vm, new_size);
+    if (p) {
+        memcpy(q, p, old_size < new_size ? old_size : new_size);
+        gc_free_block(vm, p, old_size);
+    }
+    return q;
+}
+
 void *gc_calloc(VM *vm, size_t n, size_t size) {
     if (size && n > GC_MAX_ALLOC / size) out_of_memory(vm);
     size_t total = n * size;

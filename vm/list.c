@@ -85,11 +85,15 @@ int64_t ctr_unhashable(VM *vm, Value self) {
 
 /* ============================================================ list basics */
 
+/* Item arrays are gc_alloc_block buffers: those of up to 32 items come
+** from the collector's free lists, as CPython's small lists come from
+** pymalloc; a malloc and a free per short list dominated slicing. Every
+** free gives the exact capacity (l->cap), as gc_free_block requires. */
 static List *list_alloc(VM *vm, Type *t, int64_t cap) {
     List *l = gc_alloc_obj(vm, t, sizeof(List));
     if (cap > 0) {
         if (cap > MAX_ITEMS) vm_throw(vm, vm->memory_error);
-        l->items = gc_malloc(vm, (size_t)cap * sizeof(Value));
+        l->items = gc_alloc_block(vm, (size_t)cap * sizeof(Value));
         l->cap = cap;
     }
     return l;
@@ -103,7 +107,7 @@ static void list_reserve(VM *vm, List *l, int64_t need) {
     if (need > MAX_ITEMS) vm_throw(vm, vm->memory_error);
     int64_t cap = l->cap < 4 ? 4 : l->cap + (l->cap >> 1);
     if (cap < need) cap = need;
-    l->items = gc_realloc(vm, l->items, (size_t)l->cap * sizeof(Value), (size_t)cap * sizeof(Value));
+    l->items = gc_realloc_block(vm, l->items, (size_t)l->cap * sizeof(Value), (size_t)cap * sizeof(Value));
     l->cap = cap;
 }
 
@@ -303,7 +307,7 @@ static Value list_inplace(VM *vm, BinOp op, Value a, Value b) {
     if (op == BINOP_MUL && ctr_index_like(vm, b)) {
         int64_t n = vm_to_index(vm, b);
         if (n <= 0 || l->len == 0) {
-            gc_free(vm, l->items, (size_t)l->cap * sizeof(Value));
+            gc_free_block(vm, l->items, (size_t)l->cap * sizeof(Value));
             l->items = NULL;
             l->len = l->cap = 0;
             return a;
@@ -443,7 +447,7 @@ static void list_mark(VM *vm, Obj *o) {
 
 static void list_finalize(VM *vm, Obj *o) {
     List *l = (List *)o;
-    gc_free(vm, l->items, (size_t)l->cap * sizeof(Value));
+    gc_free_block(vm, l->items, (size_t)l->cap * sizeof(Value));
     l->items = NULL;
     l->len = l->cap = 0;
 }
@@ -579,7 +583,7 @@ static Value m_clear(VM *vm, int argc, Value *argv, Dict *kwargs) {
     arg_no_kwargs(vm, "list.clear", kwargs);
     arg_count(vm, "list.clear", argc - 1, 0, 0);
     List *l = AS_LIST(argv[0]);
-    gc_free(vm, l->items, (size_t)l->cap * sizeof(Value));
+    gc_free_block(vm, l->items, (size_t)l->cap * sizeof(Value));
     l->items = NULL;
     l->len = l->cap = 0;
     return NONE_VAL;

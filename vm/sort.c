@@ -173,7 +173,7 @@ void list_sort(VM *vm, List *l, Value key, bool reverse) {
     gc_free(vm, c.tmp, (size_t)c.n * sizeof(int64_t));
     if (c.reversed) reverse_values(c.holder->items, c.holder->len); /* failed midway */
     bool modified = l->items != NULL || l->len != 0;
-    gc_free(vm, l->items, (size_t)l->cap * sizeof(Value));
+    gc_free_block(vm, l->items, (size_t)l->cap * sizeof(Value)); /* list.c's item arrays */
     l->items = c.holder->items;
     l->len = c.holder->len;
     l->cap = c.holder->cap;

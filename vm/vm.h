@@ -360,6 +360,8 @@ void gc_account_external(VM *vm, ptrdiff_t bytes);
 ** size given to gc_free_block corrupts memory, so use them only there. */
 void *gc_alloc_block(VM *vm, size_t size);
 void gc_free_block(VM *vm, void *p, size_t size);
+/* gc_realloc for a gc_alloc_block buffer (either size may be a block's). */
+void *gc_realloc_block(VM *vm, void *p, size_t old_size, size_t new_size);
 void gc_mark_value(VM *vm, Value v);
 void gc_mark_obj(VM *vm, Obj *o);
 void gc_safepoint_slow(VM *vm);
