@@ -9,15 +9,18 @@
 ** place and the list is restored intact.
 **
 ** Keys that are all ints, all floats, all numbers or all strs are compared
-** in C; anything else goes through vm_compare.
+** in C, and so are tuples of ints, floats and strs (sorted(key=lambda r:
+** (r.year, r.name)) as far as their items are of one kind at each
+** position; anything else goes through vm_compare.
 */
+#include <math.h>
 #include <string.h>
 
 #include "container.h"
 
 #define INSERTION_RUN 24
 
-typedef enum KeyKind { KEYS_GENERIC, KEYS_INT, KEYS_FLOAT, KEYS_NUMBER, KEYS_STR } KeyKind;
+typedef enum KeyKind { KEYS_GENERIC, KEYS_INT, KEYS_FLOAT, KEYS_NUMBER, KEYS_STR, KEYS_TUPLE } KeyKind;
 
 typedef struct SortCtx {
     List *holder;   /* the items, detached from the list being sorted */
@@ -32,18 +35,20 @@ typedef struct SortCtx {
 static Value *key_array(SortCtx *c) { return c->keys ? c->keys->items : c->holder->items; }
 
 static KeyKind classify(VM *vm, const Value *k, int64_t n) {
-    bool ints = true, floats = true, nums = true, strs = true;
-    for (int64_t i = 0; i < n && (nums || strs); i++) {
+    bool ints = true, floats = true, nums = true, strs = true, tuples = true;
+    for (int64_t i = 0; i < n && (nums || strs || tuples); i++) {
         Value v = k[i];
         if (!IS_INTLIKE(v)) ints = false;
         if (!IS_FLOAT(v)) floats = false;
         if (!IS_NUMBER(v)) nums = false;
         if (!IS_STR(vm, v)) strs = false;
+        if (!(IS_OBJ(v) && AS_OBJ(v)->type == vm->t_tuple)) tuples = false;
     }
     if (ints) return KEYS_INT;
     if (floats) return KEYS_FLOAT;
     if (nums) return KEYS_NUMBER;
     if (strs) return KEYS_STR;
+    if (tuples) return KEYS_TUPLE;
     return KEYS_GENERIC;
 }
 
@@ -56,6 +61,29 @@ static bool str_lt(Str *a, Str *b) {
 static bool generic_lt(VM *vm, Value a, Value b) {
     Value r = vm_compare(vm, CMP_LT, a, b);
     return IS_BOOL(r) ? AS_BOOL(r) : vm_truthy(vm, r);
+}
+
+/* a < b for two tuples: item by item while both items are ints, both
+** floats (not NaN) or both strs, which compare in C; at the first other
+** pair the whole comparison is vm_compare's (so its errors and its rules
+** for mixed kinds are CPython's). */
+static bool tuple_lt(VM *vm, Value av, Value bv) {
+    Tuple *a = AS_TUPLE(av), *b = AS_TUPLE(bv);
+    int64_t n = a->len < b->len ? a->len : b->len;
+    for (int64_t i = 0; i < n; i++) {
+        Value x = a->items[i], y = b->items[i];
+        if (IS_INTLIKE(x) && IS_INTLIKE(y)) {
+            if (AS_INTLIKE(x) != AS_INTLIKE(y)) return AS_INTLIKE(x) < AS_INTLIKE(y);
+        } else if (IS_FLOAT(x) && IS_FLOAT(y) && !isnan(AS_FLOAT(x)) && !isnan(AS_FLOAT(y))) {
+            if (AS_FLOAT(x) != AS_FLOAT(y)) return AS_FLOAT(x) < AS_FLOAT(y);
+        } else if (IS_STR(vm, x) && IS_STR(vm, y)) {
+            Str *s = AS_STR(x), *t = AS_STR(y);
+            if (s != t && (s->len != t->len || memcmp(s->chars, t->chars, (size_t)s->len) != 0)) return str_lt(s, t);
+        } else {
+            return generic_lt(vm, av, bv);
+        }
+    }
+    return a->len < b->len;
 }
 
 /* One merge sort over the index array a, for a given "<" on indices.
@@ -96,12 +124,14 @@ static bool generic_lt(VM *vm, Value a, Value b) {
 #define LT_NUMBER(x, y) (AS_BOOL(num_compare(vm, CMP_LT, k[x], k[y])))
 #define LT_STR(x, y) (str_lt(AS_STR(k[x]), AS_STR(k[y])))
 #define LT_GENERIC(x, y) (generic_lt(vm, k[x], k[y]))
+#define LT_TUPLE(x, y) (tuple_lt(vm, k[x], k[y]))
 
 DEFINE_SORT(sort_int, LT_INT)
 DEFINE_SORT(sort_float, LT_FLOAT)
 DEFINE_SORT(sort_number, LT_NUMBER)
 DEFINE_SORT(sort_str, LT_STR)
 DEFINE_SORT(sort_generic, LT_GENERIC)
+DEFINE_SORT(sort_tuple, LT_TUPLE)
 
 static void reverse_values(Value *v, int64_t n) {
     for (int64_t i = 0, j = n - 1; i < j; i++, j--) {
@@ -137,6 +167,7 @@ static void sort_body(VM *vm, void *ud) {
     case KEYS_FLOAT: sort_float(vm, k, c->perm, c->tmp, n); break;
     case KEYS_NUMBER: sort_number(vm, k, c->perm, c->tmp, n); break;
     case KEYS_STR: sort_str(vm, k, c->perm, c->tmp, n); break;
+    case KEYS_TUPLE: sort_tuple(vm, k, c->perm, c->tmp, n); break;
     default: sort_generic(vm, k, c->perm, c->tmp, n); break;
     }
     /* apply the permutation (no user code from here on) */
