@@ -267,9 +267,12 @@ static Value f_arange(VM *vm, int argc, Value *argv, Dict *kwargs) {
     int64_t n = cnt > 0 ? (int64_t)cnt : 0;
     int dt = dtype_arg(vm, dtv);
     if (dt < 0) dt = anyf ? ND_FLOAT64 : ND_INT64;
-    NDArray *a = nd_new(vm, (NDType)dt, 1, &n);
+    NDArray *a = nd_empty(vm, (NDType)dt, 1, &n); /* every element is written below */
     size_t is = nd_itemsize((NDType)dt);
-    if (!anyf) {
+    if (!anyf && dt == ND_INT64) {
+        int64_t *p = (int64_t *)a->data;
+        for (int64_t i = 0; i < n; i++) p[i] = (int64_t)((uint64_t)i0 + (uint64_t)i * (uint64_t)di);
+    } else if (!anyf) {
         /* start + i*step in wrapping arithmetic: exact, as every value lies
         ** between start and stop, though i*step alone may overflow */
         for (int64_t i = 0; i < n; i++)
