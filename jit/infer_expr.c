@@ -101,10 +101,23 @@ bool inf_is_value_type(const JType *t) {
     return true;
 }
 
+/* cuda.threadIdx (blockIdx, blockDim, gridDim) used as a value, as in
+** `tid = cuda.threadIdx`: Numba's Dim3, here a namedtuple Dim3(x, y, z) of
+** int32 (the type of cuda.threadIdx.x) that lower_expr reads from the
+** special registers. */
+static const JType *dim3_value(Pass *p, AstNode *n, const JType *t) {
+    const JType *e[3] = {S(p, JK_INT32), S(p, JK_INT32), S(p, JK_INT32)};
+    JInfo *i = inf_info(p, n);
+    i->builtin = JB_DIM3;
+    i->shape[0] = jit_dim3_sreg(t);
+    return inf_set_type(p, n, jt_named_tuple(VMOF(p), 3, e, "Dim3:x,y,z"));
+}
+
 /* An expression that must produce a value (scalar, array, tuple). */
 const JType *inf_value(Pass *p, AstNode *n) {
     const JType *t = inf_expr(p, n);
     if (!t) return NULL;
+    if (jit_dim3_sreg(t) >= 0) return dim3_value(p, n, t);
     if (!inf_is_value_type(t)) {
         if (t->kind == JK_VOID) inf_fail(p, n, "this call does not return a value");
         if (t->kind == JK_NONE) inf_fail(p, n, "None cannot be used as a value in kernels");

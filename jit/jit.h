@@ -159,14 +159,15 @@ typedef enum JBuiltin {
        (uint32, bool); lanemask_lt() → uint32 (jit/lower_warp_match.c) */
     JB_MATCH_ANY, JB_MATCH_ALL, JB_LANEMASK_LT,
     JB_ATOMIC_NANMAX, JB_ATOMIC_NANMIN, /* cuda.atomic.nanmax/nanmin: max/min where NaN is a missing value */
+    JB_DIM3, /* cuda.threadIdx (blockIdx, blockDim, gridDim) as a value: a Dim3(x, y, z) of int32; shape[0]: the JSreg */
     JB__COUNT
 } JBuiltin;
 
 /* How `a is b` is decided (JB_IS): at compile time, by ==, or by view identity. */
 typedef enum JitIs { IS_FALSE, IS_TRUE, IS_EQUAL, IS_SAME_VIEW } JitIs;
 
-/* cuda.threadIdx / blockIdx / blockDim / gridDim as a value (a JK_MODULE
-** type, so far only printed): the JSreg (jit/target.h) it reads, or -1. */
+/* cuda.threadIdx / blockIdx / blockDim / gridDim (a JK_MODULE type; as a
+** value, JB_DIM3): the JSreg (jit/target.h) it reads, or -1. */
 static inline int jit_dim3_sreg(const JType *t) {
     static const char *const names[4] = {"cuda.threadIdx", "cuda.blockIdx", "cuda.blockDim", "cuda.gridDim"};
     if (t->kind != JK_MODULE || !t->path) return -1;

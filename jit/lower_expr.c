@@ -707,9 +707,18 @@ static LLVMValueRef lower_device_call(Lower *L, AstNode *n, JInfo *info) {
 
 /* The value of expression n, of LLVM type lower_type(info(n)->type) (NULL
 ** for expressions without a value). */
+/* A Dim3 value (JB_DIM3): its three special registers. */
+static LLVMValueRef lower_dim3(Lower *L, JInfo *info) {
+    LLVMValueRef v = LLVMGetUndef(lower_type(L, info->type));
+    for (int d = 0; d < 3; d++)
+        v = LLVMBuildInsertValue(L->B, v, L->tg->sreg(L, (JSreg)info->shape[0], d), (unsigned)d, "");
+    return v;
+}
+
 LLVMValueRef lower_expr(Lower *L, AstNode *n) {
     JInfo *info = lower_info(L, n);
     const JType *t = info->type;
+    if (info->builtin == JB_DIM3) return lower_dim3(L, info);
     switch (n->kind) {
     case AST_NAME: {
         if (info->builtin == JB_CONST) return lower_const(L, info->constant, t, n);
