@@ -3,8 +3,9 @@
 ** compile-time values that specialize it as Numba does: None (a none
 ** parameter, so `x is None` folds), another device function (called
 ** through the parameter: `def apply(f, x): return f(x)`), and a dtype
-** (`np.float32`, then `dt(x)` casts). Each distinct function or dtype is a
-** distinct argument type, so a callee is compiled once per one of them.
+** (`np.float32`, then `dt(x)` casts), or a builtin function (`cuda.atomic.add`).
+** Each distinct function or dtype is a distinct argument type, so a callee
+** is compiled once per one of them.
 */
 #include "binding.h"
 #include "infer_priv.h"
@@ -12,7 +13,7 @@
 const JType *inf_device_arg(Pass *p, AstNode *a) {
     const JType *t = inf_expr(p, a);
     if (!t) return NULL;
-    if (t->kind == JK_NONE || t->kind == JK_DTYPE) return t;
+    if (t->kind == JK_NONE || t->kind == JK_DTYPE || inf_is_builtin_fn(t)) return t;
     if (t->kind == JK_FUNCTION) {
         const JInfo *i = inf_info(p, a);
         bool is_device = true;
@@ -24,9 +25,18 @@ const JType *inf_device_arg(Pass *p, AstNode *a) {
     return inf_value(p, a);
 }
 
+/* A builtin function as a value (cuda.atomic.add, math.sqrt): the callee
+** calls it through the parameter, as numba-cuda's own tests pass
+** `cuda.atomic.add` to a helper. */
+bool inf_is_builtin_fn(const JType *t) {
+    if (t->kind != JK_MODULE || !t->path) return false;
+    const JitPath *jp = jit_path_lookup(t->path);
+    return jp && jp->kind == JP_CALL;
+}
+
 bool inf_is_static_arg(const JType *t, bool is_kernel) {
     if (t->kind == JK_NONE) return true;
-    return !is_kernel && (t->kind == JK_FUNCTION || t->kind == JK_DTYPE);
+    return !is_kernel && (t->kind == JK_FUNCTION || t->kind == JK_DTYPE || inf_is_builtin_fn(t));
 }
 
 bool inf_printable_tuple(const JType *t) {

@@ -148,6 +148,7 @@ const JType *inf_device_arg(Pass *p, AstNode *a);
 /* Whether a parameter may have type t though it is no value: None (kernels
 ** too), functions and dtypes (device functions). */
 bool inf_is_static_arg(const JType *t, bool is_kernel);
+bool inf_is_builtin_fn(const JType *t); /* a builtin function passed as a value */
 /* A tuple print() can write: numbers and tuples of them (infer_device_args.c). */
 bool inf_printable_tuple(const JType *t);
 
