@@ -183,4 +183,16 @@ out=$(GPY_LIBCUDA="$lib" FAKE_CUDA_DEVICES=0 timeout 60 "$GPY" "$ROOT/examples/v
 [ "$out" = "[ 0.  3.  6.  9. 12. 15. 18. 21. 24. 27.]" ] || fail "FAKE_CUDA_DEVICES=0: vector_add printed '$out'"
 GPY_LIBCUDA="$lib" FAKE_CUDA_DEVICES=0 GPY_DEVICE=cuda timeout 20 "$GPY" "$ROOT/examples/vector_add.gpy" >"$tmp/nodev.out" 2>&1 && fail "FAKE_CUDA_DEVICES=0 GPY_DEVICE=cuda: exit 0"
 grep -q 'GPY_DEVICE=cuda: the CUDA driver (.*) reports no device' "$tmp/nodev.out" || { cat "$tmp/nodev.out"; fail "no device: message"; }
+
+# a redefined kernel (as at the prompt): the new one runs, and the old one's
+# module is unloaded once its dispatcher is collected, before the next launch
+run redefine "$T/redefine_kernel.gpy" || { cat "$tmp/redefine.err"; fail "redefine_kernel: exit status"; }
+[ "$(cat "$tmp/redefine.out")" = "first launched
+redefined, collected
+launched again" ] || fail "redefine_kernel: output $(cat "$tmp/redefine.out")"
+seq=$(sed -E 's/^(load|unload) module ([0-9]+) entries=.*/\1 \2/; s/^launch ([^ ]*) .*/launch \1/' "$tmp/redefine.log" | tr '\n' ';')
+old=$(sed -n 's/^load module 1 entries=//p' "$tmp/redefine.log"); new=$(sed -n 's/^load module 2 entries=//p' "$tmp/redefine.log")
+[ -n "$old" ] && [ "$old" != "$new" ] || fail "redefine_kernel: two modules with distinct entries expected: $seq"
+[ "$seq" = "load 1;launch $old;load 2;launch $new;unload 1;launch $new;unload 2;" ] ||
+  fail "redefine_kernel: driver calls $seq"
 exit 0

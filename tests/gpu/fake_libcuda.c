@@ -131,14 +131,29 @@ typedef struct Entry {
     bool prototype;  /* declared without a body (so far): a later definition replaces it */
     struct Module *module;
 } Entry;
-typedef struct Module {
+typedef struct Module Module;
+struct Module {
     bool loaded;
     FakeCtx *ctx;
     int nentries;
     Entry **entries;
-} Module;
+};
 static Module **modules;  /* every module ever loaded (handles stay recognisable) */
 static int nmodules, cap_modules;
+
+static int module_number(const Module *m)
+{
+    for (int i = 0; i < nmodules; i++)
+        if (modules[i] == m)
+            return i + 1;
+    return 0;
+}
+
+static void log_module_entries(FILE *f, const Module *m)
+{
+    for (int i = 0; i < m->nentries; i++)
+        fprintf(f, "%s%s", i ? "," : "", m->entries[i]->name);
+}
 
 typedef struct Stream { bool live; FakeCtx *ctx; unsigned flags; } Stream;
 typedef struct Event {
@@ -184,6 +199,7 @@ static long launch_calls; /* cuLaunchKernel calls that passed the checks (FAKE_C
 ** (which cannot call the fake_cuda_* functions):
 **   launch NAME grid=X,Y,Z block=X,Y,Z shared=N params=HEX,HEX,...
 **   violation ENTRYPOINT: MESSAGE
+**   load|unload module N entries=NAME,NAME,...  (N: the load's number, from 1)
 ** Each HEX is one parameter's bytes in memory order (little-endian for
 ** numbers): an int64 5 is 0500000000000000. */
 static FILE *log_file;
@@ -213,6 +229,17 @@ static void log_launch(const FakeLaunch *l)
         for (unsigned k = 0; k < l->param_size[i]; k++)
             fprintf(f, "%02x", l->bytes[l->param_offset[i] + k]);
     }
+    fputc('\n', f);
+    fflush(f);
+}
+
+static void log_module(const char *what, const Module *m)
+{
+    FILE *f = fake_log();
+    if (!f)
+        return;
+    fprintf(f, "%s module %d entries=", what, module_number(m));
+    log_module_entries(f, m);
     fputc('\n', f);
     fflush(f);
 }
@@ -1669,6 +1696,7 @@ static CUresult load_module(const char *fn, CUmodule *out, const char *image, Ji
     }
     free(p.shared);
     PUSH(modules, nmodules, cap_modules, m);
+    log_module("load", m);
     finish_jit_options(o, values, info, "");
     *out = (CUmodule)m;
     return CUDA_SUCCESS;
@@ -1730,8 +1758,10 @@ EXPORT CUresult cuModuleUnload(CUmodule mod)
     NEED_CTX("cuModuleUnload");
     CUresult r;
     Module *m = find_module("cuModuleUnload", mod, &r);
-    if (m)
+    if (m) {
         m->loaded = false;
+        log_module("unload", m);
+    }
     RETURN(r);
 }
 
