@@ -18,6 +18,7 @@
 #include "typing_gpy.h"
 #include "textwrap_gpy.h"
 #include "ipython_display_gpy.h"
+#include "gzip_gpy.h"
 
 static Module *run_gpy_module(VM *vm, const char *name, const char *source, size_t len) {
     Module *m = module_new(vm, str_cstr(vm, name));
@@ -51,6 +52,7 @@ GPY_MODULE(dataclasses, "dataclasses")
 GPY_MODULE(typing, "typing")
 GPY_MODULE(textwrap, "textwrap")
 GPY_MODULE(ipython_display, "IPython.display")
+GPY_MODULE(gzip, "gzip")
 /* the IPython package itself: IPython.display's parent, and get_ipython(),
 ** which scripts call to learn whether they run in IPython (gpy: they do not) */
 static const char ipython_source[] = "def get_ipython():\n    return None\n";
@@ -70,4 +72,5 @@ void gpy_modules_register(VM *vm) {
     module_register_native(vm, "textwrap", build_textwrap);
     module_register_native(vm, "IPython", build_ipython);
     module_register_native(vm, "IPython.display", build_ipython_display);
+    module_register_native(vm, "gzip", build_gzip);
 }

@@ -40,6 +40,7 @@ void heapq_register(VM *vm);
 /* stdlib/bisect.c: registers bisect */
 void bisect_register(VM *vm);
 void image_register(VM *vm); /* png.c: _gpy_image */
+void zlib_register(VM *vm);  /* zlib_module.c */
 /* stdlib/gpy_modules.c: registers the modules written in gpy */
 void gpy_modules_register(VM *vm);
 

@@ -972,7 +972,7 @@ static Value type_special_attr(VM *vm, Type *T, Str *name) {
         return T->name ? STR_VAL(T->name) : STR_VAL(str_cstr(vm, class_type_name(T)));
     if (class_name_is(name, vm->sym_qualname, "__qualname__")) return STR_VAL(class_qualname(vm, T));
     if (class_name_is(name, vm->sym_module, "__module__")) {
-        if ((T->flags & (TYPE_HEAP | TYPE_FOREIGN)) && T->dict) {
+        if (T->dict) { /* classes, and built-in types of modules that name theirs (zlib.error) */
             Value m = dict_get_str(vm, T->dict, name);
             if (!IS_EMPTY(m)) return m;
         }

@@ -61,6 +61,13 @@ static const char *type_cname(Type *t) {
 /* The name CPython prints for an exception's class in a traceback:
 ** "module.QualName" except for builtins and __main__. */
 static void sb_exc_type_name(VM *vm, StrBuf *sb, Type *t) {
+    if (t->dict && !(t->flags & TYPE_HEAP)) { /* a built-in type of a module that names its own (zlib.error) */
+        Value mod = dict_get_str(vm, t->dict, vm->sym_module);
+        if (IS_STR(vm, mod) && strcmp(AS_STR(mod)->chars, "builtins") != 0) {
+            sb_append_str(sb, AS_STR(mod));
+            sb_putc(sb, '.');
+        }
+    }
     if ((t->flags & TYPE_HEAP) && t->dict) {
         Value mod = dict_get_str(vm, t->dict, vm->sym_module);
         Value qn = dict_get_str(vm, t->dict, vm->sym_qualname);
