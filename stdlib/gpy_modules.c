@@ -19,6 +19,7 @@
 #include "textwrap_gpy.h"
 #include "ipython_display_gpy.h"
 #include "gzip_gpy.h"
+#include "re_gpy.h"
 
 static Module *run_gpy_module(VM *vm, const char *name, const char *source, size_t len) {
     Module *m = module_new(vm, str_cstr(vm, name));
@@ -53,6 +54,7 @@ GPY_MODULE(typing, "typing")
 GPY_MODULE(textwrap, "textwrap")
 GPY_MODULE(ipython_display, "IPython.display")
 GPY_MODULE(gzip, "gzip")
+GPY_MODULE(re, "re")
 /* the IPython package itself: IPython.display's parent, and get_ipython(),
 ** which scripts call to learn whether they run in IPython (gpy: they do not) */
 static const char ipython_source[] = "def get_ipython():\n    return None\n";
@@ -73,4 +75,5 @@ void gpy_modules_register(VM *vm) {
     module_register_native(vm, "IPython", build_ipython);
     module_register_native(vm, "IPython.display", build_ipython_display);
     module_register_native(vm, "gzip", build_gzip);
+    module_register_native(vm, "re", build_re);
 }

@@ -31,6 +31,7 @@ void stdlib_open_libs(VM *vm) {
     bisect_register(vm);
     image_register(vm);
     zlib_register(vm);
+    re_engine_register(vm);
     vm->sys_module = stdlib_sys(vm);
     dict_set_cstr(vm, vm->modules, "sys", OBJ_VAL(vm->sys_module));
 }
