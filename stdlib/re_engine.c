@@ -11,7 +11,12 @@
 **   Code.groups, Code.names (tuple of (name, number))
 **   Code.match(s, pos, endpos, mode) -> spans or None   mode 0 search, 1 match, 2 fullmatch
 **   Code.scan(s, pos, endpos, limit) -> [spans, ...]     successive matches, CPython's empty-match rule
-** spans: a tuple of 2 * (groups + 1) ints, -1 for a group that did not take part.
+** spans: a tuple of 4 * (groups + 1) ints: each group's start and end as
+** character indices, then the same as byte offsets (for substr), -1 for a
+** group that did not take part.
+**   substr(s, bstart, bend) -> s's characters between two byte offsets
+** (gpy indexes a non-ASCII str by walking it: slicing by bytes is what keeps
+** findall and sub linear).
 */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -89,7 +94,7 @@ static size_t char_count(Subject *s) { /* characters in the whole subject */
 /* Byte offset of character index ci (clamped to the end). */
 static size_t to_byte(Subject *s, size_t ci) {
     if (!s->chars) return ci < s->len ? ci : s->len;
-    if (ci < s->cur_char) s->cur_byte = s->cur_char = 0;
+    if (ci < s->cur_char) s->cur_byte = s->cur_char = 0; /* only for pos/endpos, once a call */
     size_t b = s->cur_byte, c = s->cur_char;
     while (b < s->len && c < ci) {
         b++;
@@ -104,9 +109,11 @@ static size_t to_byte(Subject *s, size_t ci) {
 /* Character index of byte offset bi (a character boundary). */
 static size_t to_char(Subject *s, size_t bi) {
     if (!s->chars) return bi;
-    if (bi < s->cur_byte) s->cur_byte = s->cur_char = 0;
     size_t c = s->cur_char;
-    for (size_t b = s->cur_byte; b < bi; b++) c += (s->p[b] & 0xC0) != 0x80;
+    if (bi < s->cur_byte) /* a group before the cursor: walk back to it */
+        for (size_t b = bi; b < s->cur_byte; b++) c -= (s->p[b] & 0xC0) != 0x80;
+    else
+        for (size_t b = s->cur_byte; b < bi; b++) c += (s->p[b] & 0xC0) != 0x80;
     s->cur_byte = bi;
     s->cur_char = c;
     return c;
@@ -209,14 +216,16 @@ static Value match_once(VM *vm, Code *c, Subject *s, size_t start, size_t end, u
     }
     PCRE2_SIZE *ov = pcre2_get_ovector_pointer(c->md);
     int64_t n = 2 * ((int64_t)c->groups + 1);
-    Tuple *t = tuple_new(vm, n);
+    Tuple *t = tuple_new(vm, 2 * n);
     for (int64_t g = 0; g <= c->groups; g++) {
         PCRE2_SIZE a = g < rc ? ov[2 * g] : PCRE2_UNSET, b = g < rc ? ov[2 * g + 1] : PCRE2_UNSET;
         if (a == PCRE2_UNSET) {
-            t->items[2 * g] = t->items[2 * g + 1] = INT_VAL(-1);
+            t->items[2 * g] = t->items[2 * g + 1] = t->items[n + 2 * g] = t->items[n + 2 * g + 1] = INT_VAL(-1);
         } else {
             t->items[2 * g] = INT_VAL((int64_t)to_char(s, a));
             t->items[2 * g + 1] = INT_VAL((int64_t)to_char(s, b));
+            t->items[n + 2 * g] = INT_VAL((int64_t)a);
+            t->items[n + 2 * g + 1] = INT_VAL((int64_t)b);
         }
     }
     return OBJ_VAL(t);
@@ -285,6 +294,25 @@ static Value m_scan(VM *vm, int argc, Value *argv, Dict *kwargs) {
     return outv;
 }
 
+/* substr(s, b0, b1): the str (or bytes) between byte offsets b0 and b1 of
+** s, which the engine reported (character boundaries); b1 -1: the end. */
+static Value f_substr(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    kw_none(vm, "substr", kwargs);
+    arg_count(vm, "substr", argc, 3, 3);
+    int64_t b0 = arg_int(vm, "substr", argv[1]), b1 = arg_int(vm, "substr", argv[2]);
+    if (IS_STR(vm, argv[0])) {
+        Str *str = AS_STR(argv[0]);
+        if (b1 == -1) b1 = str->len;
+        if (b0 < 0 || b1 < b0 || b1 > str->len) vm_raise_kind(vm, ValueError, "substr: bad byte range");
+        if (b0 == 0 && b1 == str->len) return argv[0];
+        return STR_VAL(str_new(vm, str->chars + b0, (size_t)(b1 - b0)));
+    }
+    BufferView v;
+    buffer_need(vm, argv[0], &v);
+    if (b0 < 0 || b1 < b0 || b1 > v.len) vm_raise_kind(vm, ValueError, "substr: bad byte range");
+    return OBJ_VAL(bytes_new(vm, v.buf + b0, b1 - b0));
+}
+
 static Value m_groups(VM *vm, int argc, Value *argv, Dict *kw) {
     (void)kw;
     return INT_VAL(as_code(vm, "groups", argc, argv)->groups);
@@ -313,6 +341,7 @@ static Module *build_re_engine(VM *vm) {
     Module *m = module_new(vm, str_cstr(vm, "_gpy_re"));
     vm_push_root(vm, OBJ_VAL(m));
     module_add_function(vm, m, "compile", f_compile);
+    module_add_function(vm, m, "substr", f_substr);
     dict_set_cstr(vm, m->dict, "Code", OBJ_VAL(code_type(vm)));
     vm_pop_roots(vm, 1);
     return m;
