@@ -18,6 +18,7 @@
 #include "typing_gpy.h"
 #include "textwrap_gpy.h"
 #include "datetime_gpy.h"
+#include "argparse_gpy.h"
 
 static Module *run_gpy_module(VM *vm, const char *name, const char *source, size_t len) {
     Module *m = module_new(vm, str_cstr(vm, name));
@@ -51,6 +52,7 @@ GPY_MODULE(dataclasses, "dataclasses")
 GPY_MODULE(typing, "typing")
 GPY_MODULE(textwrap, "textwrap")
 GPY_MODULE(datetime, "datetime")
+GPY_MODULE(argparse, "argparse")
 
 void gpy_modules_register(VM *vm) {
     module_register_native(vm, "abc", build_abc);
@@ -65,4 +67,5 @@ void gpy_modules_register(VM *vm) {
     module_register_native(vm, "typing", build_typing);
     module_register_native(vm, "textwrap", build_textwrap);
     module_register_native(vm, "datetime", build_datetime);
+    module_register_native(vm, "argparse", build_argparse);
 }
