@@ -20,6 +20,8 @@
 #include "ipython_display_gpy.h"
 #include "gzip_gpy.h"
 #include "re_gpy.h"
+#include "datetime_gpy.h"
+#include "argparse_gpy.h"
 
 static Module *run_gpy_module(VM *vm, const char *name, const char *source, size_t len) {
     Module *m = module_new(vm, str_cstr(vm, name));
@@ -59,6 +61,8 @@ GPY_MODULE(re, "re")
 ** which scripts call to learn whether they run in IPython (gpy: they do not) */
 static const char ipython_source[] = "def get_ipython():\n    return None\n";
 GPY_MODULE(ipython, "IPython")
+GPY_MODULE(datetime, "datetime")
+GPY_MODULE(argparse, "argparse")
 
 void gpy_modules_register(VM *vm) {
     module_register_native(vm, "abc", build_abc);
@@ -76,4 +80,6 @@ void gpy_modules_register(VM *vm) {
     module_register_native(vm, "IPython.display", build_ipython_display);
     module_register_native(vm, "gzip", build_gzip);
     module_register_native(vm, "re", build_re);
+    module_register_native(vm, "datetime", build_datetime);
+    module_register_native(vm, "argparse", build_argparse);
 }

@@ -19,7 +19,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-PROGRAMS = ["counter_words", "deque_ops", "heapq_ops"]
+PROGRAMS = ["counter_words", "deque_ops", "heapq_ops", "datetime_parse"]
 
 
 def timed(cmd, runs):
