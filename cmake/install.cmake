@@ -32,7 +32,7 @@ file(RELATIVE_PATH GPY_PC_PREFIX /root/${CMAKE_INSTALL_LIBDIR}/pkgconfig /root)
 string(REGEX REPLACE "/$" "" GPY_PC_PREFIX "${GPY_PC_PREFIX}")
 set(GPY_PC_LIBS "")
 set(GPY_PC_RPATH "-Wl,-rpath,\${libdir} ") # libgpy.so found at run time where it was linked
-set(GPY_PC_LIBS_PRIVATE "-lgmp -lm -ldl -lpthread")
+set(GPY_PC_LIBS_PRIVATE "-lgmp -lpcre2-8 -lm -ldl -lpthread")
 if(GPY_LLVM_STATIC)
   # libgpy.a only: everything it needs goes on Libs; -u pulls the compiler in
   execute_process(COMMAND ${LLVM_TOOLS_BINARY_DIR}/llvm-config --link-static --ldflags --libs core orcjit

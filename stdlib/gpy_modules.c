@@ -17,6 +17,7 @@
 #include "dataclasses_gpy.h"
 #include "typing_gpy.h"
 #include "textwrap_gpy.h"
+#include "re_gpy.h"
 
 static Module *run_gpy_module(VM *vm, const char *name, const char *source, size_t len) {
     Module *m = module_new(vm, str_cstr(vm, name));
@@ -49,6 +50,7 @@ GPY_MODULE(copy, "copy")
 GPY_MODULE(dataclasses, "dataclasses")
 GPY_MODULE(typing, "typing")
 GPY_MODULE(textwrap, "textwrap")
+GPY_MODULE(re, "re")
 
 void gpy_modules_register(VM *vm) {
     module_register_native(vm, "abc", build_abc);
@@ -62,4 +64,5 @@ void gpy_modules_register(VM *vm) {
     module_register_native(vm, "dataclasses", build_dataclasses);
     module_register_native(vm, "typing", build_typing);
     module_register_native(vm, "textwrap", build_textwrap);
+    module_register_native(vm, "re", build_re);
 }

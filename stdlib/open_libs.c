@@ -26,6 +26,7 @@ void stdlib_open_libs(VM *vm) {
     unicodedata_register(vm);
     collections_deque_register(vm);
     gpy_modules_register(vm);
+    re_engine_register(vm);
     itertools_register(vm);
     heapq_register(vm);
     bisect_register(vm);

@@ -41,6 +41,8 @@ void heapq_register(VM *vm);
 void bisect_register(VM *vm);
 /* stdlib/gpy_modules.c: registers the modules written in gpy */
 void gpy_modules_register(VM *vm);
+/* stdlib/re_engine.c: registers _re (PCRE2) */
+void re_engine_register(VM *vm);
 
 /* ---- stdlib/file.c: file objects, open() ---- */
 void file_init(VM *vm);
