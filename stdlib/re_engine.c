@@ -23,7 +23,10 @@
 #include "unicode.h"
 
 /* flags from re.gpy */
-enum { RF_I = 1, RF_M = 2, RF_S = 4, RF_UTF = 8, RF_UCP = 16 };
+/* RF_NOJIT: PCRE2 10.42's JIT keeps a stale capture from a possessive repeat
+** of a group (( A)*+ can report group 1 set after zero iterations): patterns
+** with possessive or atomic parts run on the interpreter */
+enum { RF_I = 1, RF_M = 2, RF_S = 4, RF_UTF = 8, RF_UCP = 16, RF_NOJIT = 32 };
 /* exec modes */
 enum { RM_SEARCH = 0, RM_MATCH = 1, RM_FULL = 2, RM_NOTEMPTY_ATSTART = 4 };
 
@@ -104,7 +107,7 @@ static Value r_compile(VM *vm, int argc, Value *argv, Dict *kwargs) {
         vm_pop_roots(vm, 1);
         return r;
     }
-    pcre2_jit_compile(code, PCRE2_JIT_COMPLETE); /* best effort: the interpreter runs otherwise */
+    if (!(f & RF_NOJIT)) pcre2_jit_compile(code, PCRE2_JIT_COMPLETE); /* best effort: else the interpreter */
     Code *c = gc_alloc_obj(vm, code_type(vm), sizeof(Code));
     c->code = code;
     c->utf = (f & RF_UTF) != 0;
@@ -196,7 +199,12 @@ static void subject_bounds(VM *vm, Subject *sj, Value vpos, Value vend, size_t *
 static bool run(VM *vm, Code *c, Subject *sj, size_t start, size_t end, uint32_t opts) {
     if (start > end) return false;
     int rc = pcre2_match(c->code, (PCRE2_SPTR)sj->s, end, start, opts, c->md, get_match_ctx());
-    if (rc >= 0) return true;
+    if (rc > 0) {
+        /* groups past the highest one set are unset, whatever the vector holds */
+        PCRE2_SIZE *ov = pcre2_get_ovector_pointer(c->md);
+        for (uint32_t g = (uint32_t)rc; g <= c->ngroups; g++) ov[2 * g] = ov[2 * g + 1] = PCRE2_UNSET;
+        return true;
+    }
     if (rc == PCRE2_ERROR_NOMATCH) return false;
     PCRE2_UCHAR buf[256];
     pcre2_get_error_message(rc, buf, sizeof buf);
