@@ -10,8 +10,9 @@
 ** through a scan so findall/sub over a long text stay linear.
 **
 **   compile(pat, flags)               -> Code, or (message, offset) on error
-**   exec(code, s, pos, endpos, mode)  -> [start0, end0, start1, ...] or None
+**   exec(code, s, pos, endpos, mode)  -> [start0, end0, start1, ..., byte offsets] or None
 **   scan(code, s, pos, endpos, limit) -> flat spans of every match
+**   slice(s, b0, b1)                  -> the text between two byte offsets
 **   findall(code, s, pos, endpos)     -> list as re.findall returns it
 **   subt(code, s, pieces, count)      -> (result, n) for a literal template
 */
@@ -213,7 +214,9 @@ static bool run(VM *vm, Code *c, Subject *sj, size_t start, size_t end, uint32_t
 
 static const PCRE2_SIZE *ovector(Code *c) { return pcre2_get_ovector_pointer(c->md); }
 
-/* appends the 2*(ngroups+1) indexes of the last match to l (-1 for unset groups) */
+/* appends the 2*(ngroups+1) indexes of the last match to l (-1 for unset
+** groups), then the same spans as byte offsets: re.gpy slices the subject
+** with those (_re.slice), in time proportional to the piece, not its place */
 static void push_spans(VM *vm, Code *c, Subject *sj, List *l) {
     const PCRE2_SIZE *ov = ovector(c);
     for (uint32_t g = 0; g <= c->ngroups; g++) {
@@ -225,6 +228,8 @@ static void push_spans(VM *vm, Code *c, Subject *sj, List *l) {
             list_append(vm, l, INT_VAL(to_index(sj, ov[2 * g + 1])));
         }
     }
+    for (uint32_t g = 0; g <= 2 * c->ngroups + 1; g++)
+        list_append(vm, l, INT_VAL(ov[g] == PCRE2_UNSET ? -1 : (int64_t)ov[g]));
 }
 
 static Value r_exec(VM *vm, int argc, Value *argv, Dict *kwargs) {
@@ -296,6 +301,24 @@ static Value group_value(VM *vm, Code *c, Subject *sj, uint32_t g) {
     const PCRE2_SIZE *ov = ovector(c);
     if (ov[2 * g] == PCRE2_UNSET) return IS_STR(vm, sj->v) ? OBJ_VAL(str_new(vm, "", 0)) : OBJ_VAL(bytes_new(vm, "", 0));
     return slice(vm, sj, ov[2 * g], ov[2 * g + 1]);
+}
+
+/* slice(s, b0, b1): the text between two byte offsets that a match reported (b1 -1: the end) */
+static Value r_slice(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    kw_none(vm, "slice", kwargs);
+    if (argc != 3 || !IS_INT(argv[1]) || !IS_INT(argv[2])) vm_raise_kind(vm, TypeError, "slice(string, start, end)");
+    Value u = class_unbox(vm, argv[0]);
+    int64_t a = argv[1].as.i, b = argv[2].as.i, n;
+    if (IS_STR(vm, u))
+        n = AS_STR(u)->len;
+    else if (IS_BYTES(vm, u))
+        n = AS_BYTES(u)->len;
+    else
+        vm_raise_kind(vm, TypeError, "slice: str or bytes expected");
+    if (b == -1) b = n; /* to the end */
+    if (a < 0 || b < a || b > n) vm_raise_kind(vm, ValueError, "slice: bad offsets");
+    if (IS_STR(vm, u)) return OBJ_VAL(str_new(vm, AS_STR(u)->chars + a, (size_t)(b - a)));
+    return OBJ_VAL(bytes_new(vm, AS_BYTES(u)->data + a, b - a));
 }
 
 static Value r_findall(VM *vm, int argc, Value *argv, Dict *kwargs) {
@@ -416,6 +439,7 @@ static Module *build_re_engine(VM *vm) {
     module_add_function(vm, m, "exec", r_exec);
     module_add_function(vm, m, "scan", r_scan);
     module_add_function(vm, m, "findall", r_findall);
+    module_add_function(vm, m, "slice", r_slice);
     module_add_function(vm, m, "subt", r_subt);
     vm_pop_roots(vm, 1);
     return m;
