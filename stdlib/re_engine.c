@@ -361,6 +361,7 @@ typedef struct Buf {
 } Buf;
 
 static void buf_put(VM *vm, Buf *b, const char *s, size_t n) {
+    if (n == 0) return;
     if (b->n + n > b->cap) {
         size_t cap = b->cap ? b->cap : 256;
         while (cap < b->n + n) cap *= 2;
