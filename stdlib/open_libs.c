@@ -26,12 +26,12 @@ void stdlib_open_libs(VM *vm) {
     unicodedata_register(vm);
     collections_deque_register(vm);
     gpy_modules_register(vm);
+    re_engine_register(vm);
     itertools_register(vm);
     heapq_register(vm);
     bisect_register(vm);
     image_register(vm);
     zlib_register(vm);
-    re_engine_register(vm);
     vm->sys_module = stdlib_sys(vm);
     dict_set_cstr(vm, vm->modules, "sys", OBJ_VAL(vm->sys_module));
 }

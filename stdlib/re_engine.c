@@ -1,43 +1,59 @@
 /*
-** re_engine.c — the _gpy_re module: the matcher under the re module
-** (stdlib/re.gpy). Patterns are compiled by PCRE2 (Debian's libpcre2-8,
-** with its JIT) after re.gpy has checked them the way CPython's parser
-** does and translated the few spellings PCRE2 reads differently. A str
-** pattern runs in UTF mode (Unicode \w \d \s \b through PCRE2_UCP unless
-** re.ASCII); a bytes pattern byte by byte. Offsets cross this boundary as
-** character indices: gpy strs are UTF-8, so byte offsets are converted.
+** re_engine.c — the `_re` module: the matching core of `re` on PCRE2
+** (Debian's libpcre2-8, JIT-compiled where the platform allows).
 **
-**   compile(pattern, flags) -> Code            (ValueError(msg, byte offset) on a bad pattern)
-**   Code.groups, Code.names (tuple of (name, number))
-**   Code.match(s, pos, endpos, mode) -> spans or None   mode 0 search, 1 match, 2 fullmatch
-**   Code.scan(s, pos, endpos, limit) -> [spans, ...]     successive matches, CPython's empty-match rule
-** spans: a tuple of 4 * (groups + 1) ints: each group's start and end as
-** character indices, then the same as byte offsets (for substr), -1 for a
-** group that did not take part.
-**   substr(s, bstart, bend) -> s's characters between two byte offsets
-** (gpy indexes a non-ASCII str by walking it: slicing by bytes is what keeps
-** findall and sub linear).
+** stdlib/re.gpy parses Python's pattern syntax itself (so errors carry
+** CPython's messages and positions) and hands PCRE2 an equivalent pattern;
+** this file compiles it and runs the matches. str subjects are UTF-8 (gpy's
+** own representation), so PCRE2 runs in UTF mode on them directly; offsets
+** are turned into code-point indexes here, with a cursor that moves forward
+** through a scan so findall/sub over a long text stay linear.
+**
+**   compile(pat, flags)               -> Code, or (message, offset) on error
+**   exec(code, s, pos, endpos, mode)  -> [start0, end0, start1, ..., byte offsets] or None
+**   scan(code, s, pos, endpos, limit) -> flat spans of every match
+**   slice(s, b0, b1)                  -> the text between two byte offsets
+**   findall(code, s, pos, endpos)     -> list as re.findall returns it
+**   subt(code, s, pieces, count)      -> (result, n) for a literal template
 */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
-#include <string.h>
 
 #include "bytes.h"
 #include "stdlib_priv.h"
+#include "unicode.h"
 
-/* Python's flag values (re.IGNORECASE ...) */
-enum { RE_I = 2, RE_L = 4, RE_M = 8, RE_S = 16, RE_U = 32, RE_X = 64, RE_A = 256 };
+/* flags from re.gpy */
+/* RF_NOJIT: PCRE2 10.42's JIT keeps a stale capture from a possessive repeat
+** of a group (( A)*+ can report group 1 set after zero iterations): patterns
+** with possessive or atomic parts run on the interpreter */
+enum { RF_I = 1, RF_M = 2, RF_S = 4, RF_UTF = 8, RF_UCP = 16, RF_NOJIT = 32 };
+/* exec modes */
+enum { RM_SEARCH = 0, RM_MATCH = 1, RM_FULL = 2, RM_NOTEMPTY_ATSTART = 4 };
 
 typedef struct Code {
     Obj obj;
     pcre2_code *code;
-    pcre2_match_data *md;
-    bool is_str; /* a str pattern: subjects are strs (UTF-8) */
-    int32_t groups;
-    Value names; /* tuple of (name, number) */
+    pcre2_match_data *md; /* reused: filled and copied out before gpy runs again */
+    uint32_t ngroups;
+    bool utf;
 } Code;
 
-static void code_mark(VM *vm, Obj *o) { gc_mark_value(vm, ((Code *)o)->names); }
+/* one JIT stack and match context per thread (a thread runs one match at a
+** time: a sub() callback runs after its match returned), because the
+** default 32 KiB JIT stack is too small for deep patterns */
+static _Thread_local pcre2_match_context *match_ctx;
+
+static pcre2_match_context *get_match_ctx(void) {
+    if (!match_ctx) {
+        match_ctx = pcre2_match_context_create(NULL);
+        pcre2_jit_stack *js = pcre2_jit_stack_create(64 * 1024, 16 * 1024 * 1024, NULL);
+        if (match_ctx && js) pcre2_jit_stack_assign(match_ctx, NULL, js);
+    }
+    return match_ctx;
+}
+
+static Type *code_type(VM *vm);
 
 static void code_finalize(VM *vm, Obj *o) {
     (void)vm;
@@ -48,303 +64,390 @@ static void code_finalize(VM *vm, Obj *o) {
     c->code = NULL;
 }
 
-static Type *code_type(VM *vm);
-
-static Code *as_code(VM *vm, const char *fname, int argc, Value *argv) {
-    if (argc < 1 || !IS_OBJ(argv[0]) || AS_OBJ(argv[0])->type != code_type(vm))
-        vm_raise_kind(vm, TypeError, "%s() needs a compiled pattern", fname);
-    return (Code *)AS_OBJ(argv[0]);
+static Code *want_code(VM *vm, Value v) {
+    if (!IS_OBJ(v) || AS_OBJ(v)->type != code_type(vm)) vm_raise_kind(vm, TypeError, "expected a compiled pattern");
+    return (Code *)AS_OBJ(v);
 }
 
-/* ----------------------------------------------------------- subjects */
+static Value r_compile(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    kw_none(vm, "compile", kwargs);
+    if (argc != 2 || !IS_INT(argv[1])) vm_raise_kind(vm, TypeError, "compile(pattern, flags)");
+    int64_t f = argv[1].as.i;
+    const char *p;
+    size_t n;
+    if (IS_STR(vm, argv[0])) {
+        p = AS_STR(argv[0])->chars;
+        n = (size_t)AS_STR(argv[0])->len;
+    } else if (IS_BYTES(vm, argv[0])) {
+        p = (const char *)AS_BYTES(argv[0])->data;
+        n = (size_t)AS_BYTES(argv[0])->len;
+    } else
+        vm_raise_kind(vm, TypeError, "pattern must be str or bytes");
+    /* $ keeps PCRE2's default (end, or before a final newline) as Python's;
+    ** in MULTILINE, Python's ^ also matches after a newline that ends the text */
+    uint32_t opts = PCRE2_ALT_CIRCUMFLEX;
+    if (f & RF_I) opts |= PCRE2_CASELESS;
+    if (f & RF_M) opts |= PCRE2_MULTILINE;
+    if (f & RF_S) opts |= PCRE2_DOTALL;
+    /* a gpy str may hold a lone surrogate (3-byte form): PCRE2 must not reject it */
+    if (f & RF_UTF) opts |= PCRE2_UTF | PCRE2_MATCH_INVALID_UTF;
+    if (f & RF_UCP) opts |= PCRE2_UCP;
+    /* PCRE2 10.42's start-of-match optimization misses matches of caseless
+    ** patterns with lookarounds ((?=a)[^a]*A in ".A"): those run without it */
+    if ((opts & PCRE2_CASELESS) && memmem(p, n, "(?", 2)) opts |= PCRE2_NO_START_OPTIMIZE;
+    int err;
+    PCRE2_SIZE erroff;
+    static _Thread_local pcre2_compile_context *cctx; /* per thread: VMs may compile on several */
+    if (!cctx) {
+        cctx = pcre2_compile_context_create(NULL);
+        if (cctx) pcre2_set_newline(cctx, PCRE2_NEWLINE_LF); /* Python's only line end */
+    }
+    pcre2_code *code = pcre2_compile((PCRE2_SPTR)p, n, opts, &err, &erroff, cctx);
+    if (!code) {
+        PCRE2_UCHAR buf[256];
+        pcre2_get_error_message(err, buf, sizeof buf);
+        Value pair[2] = {OBJ_VAL(str_cstr(vm, (const char *)buf)), INT_VAL((int64_t)erroff)};
+        vm_push_root(vm, pair[0]);
+        Value r = OBJ_VAL(tuple_from_array(vm, 2, pair));
+        vm_pop_roots(vm, 1);
+        return r;
+    }
+    if (!(f & RF_NOJIT)) pcre2_jit_compile(code, PCRE2_JIT_COMPLETE); /* best effort: else the interpreter */
+    Code *c = gc_alloc_obj(vm, code_type(vm), sizeof(Code));
+    c->code = code;
+    c->utf = (f & RF_UTF) != 0;
+    pcre2_pattern_info(code, PCRE2_INFO_CAPTURECOUNT, &c->ngroups);
+    c->md = pcre2_match_data_create_from_pattern(code, NULL);
+    if (!c->md) vm_raise_kind(vm, MemoryError, "out of memory");
+    return OBJ_VAL(c);
+}
 
+/* The subject: bytes of a str or bytes-like, and whether indexes are code points. */
 typedef struct Subject {
-    const uint8_t *p;
-    size_t len;      /* bytes */
-    bool chars;      /* offsets are characters of a non-ASCII str */
-    uint32_t check;  /* PCRE2_NO_UTF_CHECK once the subject is known valid (ASCII, or checked once) */
-    size_t cur_byte, cur_char; /* a conversion cursor */
+    const char *s;
+    size_t len;
+    bool cp;                  /* a non-ASCII str: byte offsets <-> code-point indexes */
+    size_t cur_b, cur_c;      /* conversion cursor: byte cur_b is code point cur_c */
+    Value v;
 } Subject;
 
-static void subject_of(VM *vm, Code *c, Value s, Subject *sub) {
-    memset(sub, 0, sizeof *sub);
-    if (c->is_str) {
-        if (!IS_STR(vm, s)) vm_raise_kind(vm, TypeError, "cannot use a string pattern on a bytes-like object");
-        Str *str = AS_STR(s);
-        sub->p = (const uint8_t *)str->chars;
-        sub->len = (size_t)str->len;
-        sub->chars = !str->ascii;
-        sub->check = str->ascii ? PCRE2_NO_UTF_CHECK : 0;
+static void subject_init(VM *vm, Subject *sj, Code *c, Value v) {
+    memset(sj, 0, sizeof *sj);
+    sj->v = v;
+    Value u = class_unbox(vm, v);
+    if (IS_STR(vm, u)) {
+        if (!c->utf) vm_raise_kind(vm, TypeError, "cannot use a bytes pattern on a string-like object");
+        sj->s = AS_STR(u)->chars;
+        sj->len = (size_t)AS_STR(u)->len;
+        sj->cp = !AS_STR(u)->ascii;
+        sj->v = u;
         return;
     }
-    if (IS_STR(vm, s)) vm_raise_kind(vm, TypeError, "cannot use a bytes pattern on a string-like object");
-    BufferView v;
-    buffer_need(vm, s, &v);
-    sub->p = v.buf;
-    sub->len = (size_t)v.len;
+    if (c->utf) {
+        if (IS_BYTES(vm, u) || IS_BYTEARRAY(vm, u))
+            vm_raise_kind(vm, TypeError, "cannot use a string pattern on a bytes-like object");
+        vm_raise_kind(vm, TypeError, "expected string or bytes-like object, got '%s'", vm_type_name(vm, v));
+    }
+    if (IS_BYTES(vm, u)) {
+        sj->s = (const char *)AS_BYTES(u)->data;
+        sj->len = (size_t)AS_BYTES(u)->len;
+        sj->v = u;
+        return;
+    }
+    vm_raise_kind(vm, TypeError, "expected string or bytes-like object, got '%s'", vm_type_name(vm, v));
 }
 
-static size_t char_count(Subject *s) { /* characters in the whole subject */
-    if (!s->chars) return s->len;
+static size_t count_cp(const char *s, size_t a, size_t b) {
     size_t n = 0;
-    for (size_t i = 0; i < s->len; i++) n += (s->p[i] & 0xC0) != 0x80;
+    for (size_t i = a; i < b; i++) n += ((unsigned char)s[i] & 0xC0) != 0x80;
     return n;
 }
 
-/* Byte offset of character index ci (clamped to the end). */
-static size_t to_byte(Subject *s, size_t ci) {
-    if (!s->chars) return ci < s->len ? ci : s->len;
-    if (ci < s->cur_char) s->cur_byte = s->cur_char = 0; /* only for pos/endpos, once a call */
-    size_t b = s->cur_byte, c = s->cur_char;
-    while (b < s->len && c < ci) {
-        b++;
-        while (b < s->len && (s->p[b] & 0xC0) == 0x80) b++;
-        c++;
-    }
-    s->cur_byte = b;
-    s->cur_char = c;
-    return b;
-}
-
-/* Character index of byte offset bi (a character boundary). */
-static size_t to_char(Subject *s, size_t bi) {
-    if (!s->chars) return bi;
-    size_t c = s->cur_char;
-    if (bi < s->cur_byte) /* a group before the cursor: walk back to it */
-        for (size_t b = bi; b < s->cur_byte; b++) c -= (s->p[b] & 0xC0) != 0x80;
+/* byte offset -> index, moving the cursor (forward mostly, backward for groups in a lookbehind) */
+static int64_t to_index(Subject *sj, size_t b) {
+    if (!sj->cp) return (int64_t)b;
+    if (b >= sj->cur_b)
+        sj->cur_c += count_cp(sj->s, sj->cur_b, b);
     else
-        for (size_t b = s->cur_byte; b < bi; b++) c += (s->p[b] & 0xC0) != 0x80;
-    s->cur_byte = bi;
-    s->cur_char = c;
-    return c;
+        sj->cur_c -= count_cp(sj->s, b, sj->cur_b);
+    sj->cur_b = b;
+    return (int64_t)sj->cur_c;
 }
 
-/* ------------------------------------------------------------ compile */
+/* index -> byte offset (clamped to the subject) */
+static size_t to_byte(Subject *sj, int64_t i) {
+    if (!sj->cp) return (size_t)i;
+    return uc_offset(sj->s, sj->len, (size_t)i);
+}
 
-static Value f_compile(VM *vm, int argc, Value *argv, Dict *kwargs) {
-    kw_none(vm, "compile", kwargs);
-    arg_count(vm, "compile", argc, 2, 2);
-    int64_t flags = arg_int(vm, "compile", argv[1]);
-    bool is_str = IS_STR(vm, argv[0]);
-    const char *pat;
-    size_t plen;
-    if (is_str) {
-        pat = AS_STR(argv[0])->chars;
-        plen = (size_t)AS_STR(argv[0])->len;
-    } else {
-        BufferView v;
-        buffer_need(vm, argv[0], &v);
-        pat = (const char *)v.buf;
-        plen = (size_t)v.len;
+static int64_t subject_nindex(VM *vm, Subject *sj) {
+    if (!sj->cp) return (int64_t)sj->len;
+    return AS_STR(sj->v)->nchars;
+    (void)vm;
+}
+
+/* pos/endpos clamped as CPython does; returns byte offsets */
+static void subject_bounds(VM *vm, Subject *sj, Value vpos, Value vend, size_t *bpos, size_t *bend) {
+    int64_t n = subject_nindex(vm, sj);
+    int64_t pos = IS_INT(vpos) ? vpos.as.i : 0, end = IS_INT(vend) ? vend.as.i : n;
+    if (pos < 0) pos = 0;
+    if (pos > n) pos = n;
+    if (end < 0) end = 0;
+    if (end > n) end = n;
+    *bend = to_byte(sj, end);
+    *bpos = pos > end ? *bend + 1 : to_byte(sj, pos); /* past the end: nothing matches */
+    sj->cur_b = *bpos > *bend ? *bend : *bpos;
+    sj->cur_c = (size_t)(pos > end ? end : pos);
+}
+
+/* runs one match; true when found; raises on engine errors */
+static bool run(VM *vm, Code *c, Subject *sj, size_t start, size_t end, uint32_t opts) {
+    if (start > end) return false;
+    int rc = pcre2_match(c->code, (PCRE2_SPTR)sj->s, end, start, opts, c->md, get_match_ctx());
+    if (rc > 0) {
+        /* groups past the highest one set are unset, whatever the vector holds */
+        PCRE2_SIZE *ov = pcre2_get_ovector_pointer(c->md);
+        for (uint32_t g = (uint32_t)rc; g <= c->ngroups; g++) ov[2 * g] = ov[2 * g + 1] = PCRE2_UNSET;
+        return true;
     }
-    uint32_t opts = PCRE2_DUPNAMES;
-    if (flags & RE_I) opts |= PCRE2_CASELESS;
-    if (flags & RE_M) opts |= PCRE2_MULTILINE | PCRE2_ALT_CIRCUMFLEX; /* ^ also after a final newline, as Python */
-    if (flags & RE_S) opts |= PCRE2_DOTALL;
-    if (flags & RE_X) opts |= PCRE2_EXTENDED;
-    if (is_str) {
-        /* not PCRE2_MATCH_INVALID_UTF: with it 10.42's JIT misses \\D and \\W
-        ** on non-ASCII characters; subjects are checked instead (Subject) */
-        opts |= PCRE2_UTF;
-        if (!(flags & RE_A)) opts |= PCRE2_UCP;
+    if (rc == PCRE2_ERROR_NOMATCH) return false;
+    PCRE2_UCHAR buf[256];
+    pcre2_get_error_message(rc, buf, sizeof buf);
+    vm_raise_kind(vm, RuntimeError, "regular expression engine: %s", (const char *)buf);
+}
+
+static const PCRE2_SIZE *ovector(Code *c) { return pcre2_get_ovector_pointer(c->md); }
+
+/* appends the 2*(ngroups+1) indexes of the last match to l (-1 for unset
+** groups), then the same spans as byte offsets: re.gpy slices the subject
+** with those (_re.slice), in time proportional to the piece, not its place */
+static void push_spans(VM *vm, Code *c, Subject *sj, List *l) {
+    const PCRE2_SIZE *ov = ovector(c);
+    for (uint32_t g = 0; g <= c->ngroups; g++) {
+        if (ov[2 * g] == PCRE2_UNSET) {
+            list_append(vm, l, INT_VAL(-1));
+            list_append(vm, l, INT_VAL(-1));
+        } else {
+            list_append(vm, l, INT_VAL(to_index(sj, ov[2 * g])));
+            list_append(vm, l, INT_VAL(to_index(sj, ov[2 * g + 1])));
+        }
     }
-    /* PCRE2 10.42's start-of-match optimization misses matches of caseless
-    ** patterns with lookarounds ((?=a)[^a]*A in "A"): those run without it */
-    if ((opts & PCRE2_CASELESS) && memmem(pat, plen, "(?", 2)) opts |= PCRE2_NO_START_OPTIMIZE;
-    pcre2_compile_context *cc = pcre2_compile_context_create(NULL);
-    if (cc) pcre2_set_newline(cc, PCRE2_NEWLINE_LF);
-    int err;
-    PCRE2_SIZE erroff;
-    pcre2_code *code = pcre2_compile((PCRE2_SPTR)pat, plen, opts, &err, &erroff, cc);
-    if (cc) pcre2_compile_context_free(cc);
-    if (!code) {
-        PCRE2_UCHAR msg[256];
-        pcre2_get_error_message(err, msg, sizeof msg);
-        Value args[2] = {STR_VAL(str_cstr(vm, (const char *)msg)), INT_VAL((int64_t)erroff)};
-        vm_push_root(vm, args[0]);
-        Value e = vm_call(vm, OBJ_VAL(vm->exc[EXC_ValueError]), 2, args);
-        vm_throw(vm, e);
+    for (uint32_t g = 0; g <= 2 * c->ngroups + 1; g++)
+        list_append(vm, l, INT_VAL(ov[g] == PCRE2_UNSET ? -1 : (int64_t)ov[g]));
+}
+
+static Value r_exec(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    kw_none(vm, "exec", kwargs);
+    if (argc != 5 || !IS_INT(argv[4])) vm_raise_kind(vm, TypeError, "exec(code, string, pos, endpos, mode)");
+    Code *c = want_code(vm, argv[0]);
+    Subject sj;
+    subject_init(vm, &sj, c, argv[1]);
+    size_t bpos, bend;
+    subject_bounds(vm, &sj, argv[2], argv[3], &bpos, &bend);
+    int64_t mode = argv[4].as.i;
+    uint32_t opts = 0;
+    if ((mode & 3) == RM_MATCH) opts |= PCRE2_ANCHORED;
+    if ((mode & 3) == RM_FULL) opts |= PCRE2_ANCHORED | PCRE2_ENDANCHORED;
+    if (mode & RM_NOTEMPTY_ATSTART) opts |= PCRE2_NOTEMPTY_ATSTART;
+    if (!run(vm, c, &sj, bpos, bend, opts)) return NONE_VAL;
+    List *l = list_new(vm, 2 * (c->ngroups + 1));
+    vm_push_root(vm, OBJ_VAL(l));
+    push_spans(vm, c, &sj, l);
+    vm_pop_roots(vm, 1);
+    return OBJ_VAL(l);
+}
+
+/* Iterates the matches as findall/finditer/sub/split see them (3.7+): after
+** an empty match the next one may start at the same place but not be empty. */
+typedef struct Scan {
+    Code *c;
+    Subject *sj;
+    size_t at, end;
+    bool after_empty;
+} Scan;
+
+static bool scan_next(VM *vm, Scan *sc) {
+    if (sc->at > sc->end) return false;
+    if (!run(vm, sc->c, sc->sj, sc->at, sc->end, sc->after_empty ? PCRE2_NOTEMPTY_ATSTART : 0)) return false;
+    const PCRE2_SIZE *ov = ovector(sc->c);
+    sc->after_empty = ov[0] == ov[1];
+    sc->at = ov[1];
+    return true;
+}
+
+static Value r_scan(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    kw_none(vm, "scan", kwargs);
+    if (argc != 5 || !IS_INT(argv[4])) vm_raise_kind(vm, TypeError, "scan(code, string, pos, endpos, limit)");
+    Code *c = want_code(vm, argv[0]);
+    Subject sj;
+    subject_init(vm, &sj, c, argv[1]);
+    size_t bpos, bend;
+    subject_bounds(vm, &sj, argv[2], argv[3], &bpos, &bend);
+    int64_t limit = argv[4].as.i, n = 0;
+    Scan sc = {c, &sj, bpos, bend, false};
+    List *l = list_new(vm, 0);
+    vm_push_root(vm, OBJ_VAL(l));
+    while ((limit <= 0 || n < limit) && scan_next(vm, &sc)) {
+        push_spans(vm, c, &sj, l);
+        n++;
     }
-    pcre2_jit_compile(code, PCRE2_JIT_COMPLETE); /* the interpreter runs what the JIT cannot take */
-    Code *c = gc_alloc_obj(vm, code_type(vm), sizeof(Code));
-    c->code = code;
-    c->is_str = is_str;
-    c->names = NONE_VAL;
-    uint32_t ngroups = 0;
-    pcre2_pattern_info(code, PCRE2_INFO_CAPTURECOUNT, &ngroups);
-    c->groups = (int32_t)ngroups;
-    c->md = pcre2_match_data_create_from_pattern(code, NULL);
-    if (!c->md) vm_raise_kind(vm, MemoryError, "out of memory");
-    Value cv = OBJ_VAL(c);
-    vm_push_root(vm, cv);
-    uint32_t count = 0, entry = 0;
-    PCRE2_SPTR table = NULL;
-    pcre2_pattern_info(code, PCRE2_INFO_NAMECOUNT, &count);
-    pcre2_pattern_info(code, PCRE2_INFO_NAMEENTRYSIZE, &entry);
-    pcre2_pattern_info(code, PCRE2_INFO_NAMETABLE, &table);
-    Tuple *names = tuple_new(vm, (int64_t)count);
-    c->names = OBJ_VAL(names);
-    for (uint32_t i = 0; i < count; i++) {
-        const uint8_t *e = table + (size_t)i * entry;
-        Value pair[2] = {STR_VAL(str_cstr(vm, (const char *)e + 2)), INT_VAL((e[0] << 8) | e[1])};
-        vm_push_root(vm, pair[0]);
-        names->items[i] = OBJ_VAL(tuple_from_array(vm, 2, pair));
+    vm_pop_roots(vm, 1);
+    return OBJ_VAL(l);
+}
+
+/* the text between two byte offsets, as the subject's type */
+static Value slice(VM *vm, Subject *sj, size_t a, size_t b) {
+    if (IS_STR(vm, sj->v)) return OBJ_VAL(str_new(vm, sj->s + a, b - a));
+    return OBJ_VAL(bytes_new(vm, sj->s + a, (int64_t)(b - a)));
+}
+
+static Value group_value(VM *vm, Code *c, Subject *sj, uint32_t g) {
+    const PCRE2_SIZE *ov = ovector(c);
+    if (ov[2 * g] == PCRE2_UNSET) return IS_STR(vm, sj->v) ? OBJ_VAL(str_new(vm, "", 0)) : OBJ_VAL(bytes_new(vm, "", 0));
+    return slice(vm, sj, ov[2 * g], ov[2 * g + 1]);
+}
+
+/* slice(s, b0, b1): the text between two byte offsets that a match reported (b1 -1: the end) */
+static Value r_slice(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    kw_none(vm, "slice", kwargs);
+    if (argc != 3 || !IS_INT(argv[1]) || !IS_INT(argv[2])) vm_raise_kind(vm, TypeError, "slice(string, start, end)");
+    Value u = class_unbox(vm, argv[0]);
+    int64_t a = argv[1].as.i, b = argv[2].as.i, n;
+    if (IS_STR(vm, u))
+        n = AS_STR(u)->len;
+    else if (IS_BYTES(vm, u))
+        n = AS_BYTES(u)->len;
+    else
+        vm_raise_kind(vm, TypeError, "slice: str or bytes expected");
+    if (b == -1) b = n; /* to the end */
+    if (a < 0 || b < a || b > n) vm_raise_kind(vm, ValueError, "slice: bad offsets");
+    if (IS_STR(vm, u)) return OBJ_VAL(str_new(vm, AS_STR(u)->chars + a, (size_t)(b - a)));
+    return OBJ_VAL(bytes_new(vm, AS_BYTES(u)->data + a, b - a));
+}
+
+static Value r_findall(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    kw_none(vm, "findall", kwargs);
+    if (argc != 4) vm_raise_kind(vm, TypeError, "findall(code, string, pos, endpos)");
+    Code *c = want_code(vm, argv[0]);
+    Subject sj;
+    subject_init(vm, &sj, c, argv[1]);
+    size_t bpos, bend;
+    subject_bounds(vm, &sj, argv[2], argv[3], &bpos, &bend);
+    Scan sc = {c, &sj, bpos, bend, false};
+    List *l = list_new(vm, 0);
+    vm_push_root(vm, OBJ_VAL(l));
+    while (scan_next(vm, &sc)) {
+        Value item;
+        if (c->ngroups == 0)
+            item = group_value(vm, c, &sj, 0);
+        else if (c->ngroups == 1)
+            item = group_value(vm, c, &sj, 1);
+        else {
+            Tuple *t = tuple_new(vm, c->ngroups);
+            vm_push_root(vm, OBJ_VAL(t));
+            for (uint32_t g = 1; g <= c->ngroups; g++) t->items[g - 1] = group_value(vm, c, &sj, g);
+            vm_pop_roots(vm, 1);
+            item = OBJ_VAL(t);
+        }
+        vm_push_root(vm, item);
+        list_append(vm, l, item);
         vm_pop_roots(vm, 1);
     }
     vm_pop_roots(vm, 1);
-    return cv;
+    return OBJ_VAL(l);
 }
 
-/* -------------------------------------------------------------- match */
+/* A growable byte buffer in the VM's allocator (no raise can leak it: the
+** pieces are checked before building starts). */
+typedef struct Buf {
+    char *p;
+    size_t n, cap;
+} Buf;
 
-/* One match from byte offset start within [0, end); PCRE2 options.
-** Returns the spans tuple or NONE. */
-static Value match_once(VM *vm, Code *c, Subject *s, size_t start, size_t end, uint32_t opts, bool *found) {
-    int rc = pcre2_match(c->code, s->p, end, start, opts | s->check, c->md, NULL);
-    if (rc >= 0 || rc == PCRE2_ERROR_NOMATCH) s->check = PCRE2_NO_UTF_CHECK;
-    *found = rc >= 0;
-    if (rc == PCRE2_ERROR_NOMATCH) return NONE_VAL;
-    if (rc < 0) {
-        PCRE2_UCHAR msg[256];
-        pcre2_get_error_message(rc, msg, sizeof msg);
-        if (rc <= PCRE2_ERROR_UTF8_ERR1 && rc >= PCRE2_ERROR_UTF8_ERR21)
-            vm_raise_kind(vm, ValueError, "the string holds a lone surrogate, which regular expressions cannot read");
-        if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT ||
-            rc == PCRE2_ERROR_JIT_STACKLIMIT)
-            vm_raise_kind(vm, RecursionError, "maximum recursion limit exceeded in a regular expression (%s)", msg);
-        vm_raise_kind(vm, RuntimeError, "regular expression match failed: %s", msg);
+static void buf_put(VM *vm, Buf *b, const char *s, size_t n) {
+    if (n == 0) return;
+    if (b->n + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->n + n) cap *= 2;
+        b->p = gc_realloc(vm, b->p, b->cap, cap);
+        b->cap = cap;
     }
-    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(c->md);
-    int64_t n = 2 * ((int64_t)c->groups + 1);
-    Tuple *t = tuple_new(vm, 2 * n);
-    for (int64_t g = 0; g <= c->groups; g++) {
-        PCRE2_SIZE a = g < rc ? ov[2 * g] : PCRE2_UNSET, b = g < rc ? ov[2 * g + 1] : PCRE2_UNSET;
-        if (a == PCRE2_UNSET) {
-            t->items[2 * g] = t->items[2 * g + 1] = t->items[n + 2 * g] = t->items[n + 2 * g + 1] = INT_VAL(-1);
-        } else {
-            t->items[2 * g] = INT_VAL((int64_t)to_char(s, a));
-            t->items[2 * g + 1] = INT_VAL((int64_t)to_char(s, b));
-            t->items[n + 2 * g] = INT_VAL((int64_t)a);
-            t->items[n + 2 * g + 1] = INT_VAL((int64_t)b);
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+}
+
+/* subt(code, s, pieces, count): pieces alternate literal text and group
+** numbers (ints, already checked against the group count by re.gpy) */
+static Value r_subt(VM *vm, int argc, Value *argv, Dict *kwargs) {
+    kw_none(vm, "subt", kwargs);
+    if (argc != 4 || !IS_INT(argv[3]) || !IS_OBJ(argv[2]) || AS_OBJ(argv[2])->type != vm->t_list)
+        vm_raise_kind(vm, TypeError, "subt(code, string, pieces, count)");
+    Code *c = want_code(vm, argv[0]);
+    Subject sj;
+    subject_init(vm, &sj, c, argv[1]);
+    List *pieces = (List *)AS_OBJ(argv[2]);
+    for (int64_t i = 0; i < pieces->len; i++) {
+        Value p = pieces->items[i];
+        if (IS_INT(p) ? (p.as.i < 0 || p.as.i > c->ngroups) : !(IS_STR(vm, p) || IS_BYTES(vm, p)))
+            vm_raise_kind(vm, ValueError, "bad template piece");
+    }
+    int64_t count = argv[3].as.i, n = 0;
+    Scan sc = {c, &sj, 0, sj.len, false};
+    Buf b = {0};
+    size_t last = 0;
+    while ((count <= 0 || n < count) && scan_next(vm, &sc)) {
+        const PCRE2_SIZE *ov = ovector(c);
+        buf_put(vm, &b, sj.s + last, ov[0] - last);
+        for (int64_t i = 0; i < pieces->len; i++) {
+            Value p = pieces->items[i];
+            if (IS_INT(p)) {
+                size_t g = (size_t)p.as.i;
+                if (ov[2 * g] != PCRE2_UNSET) buf_put(vm, &b, sj.s + ov[2 * g], ov[2 * g + 1] - ov[2 * g]);
+            } else if (IS_STR(vm, p))
+                buf_put(vm, &b, AS_STR(p)->chars, (size_t)AS_STR(p)->len);
+            else
+                buf_put(vm, &b, (const char *)AS_BYTES(p)->data, (size_t)AS_BYTES(p)->len);
         }
+        last = ov[1];
+        n++;
     }
-    return OBJ_VAL(t);
-}
-
-/* pos/endpos (characters, as Python slices them) to byte offsets. */
-static void bounds(VM *vm, Subject *s, Value posv, Value endv, size_t *start, size_t *end) {
-    int64_t n = (int64_t)char_count(s);
-    int64_t pos = IS_NONE(posv) ? 0 : arg_int(vm, "match", posv);
-    int64_t endpos = IS_NONE(endv) ? n : arg_int(vm, "match", endv);
-    if (pos < 0) pos = 0;
-    if (pos > n) pos = n;
-    if (endpos < 0) endpos = 0;
-    if (endpos > n) endpos = n;
-    *end = to_byte(s, (size_t)endpos);
-    *start = pos > endpos ? *end + 1 : to_byte(s, (size_t)pos); /* past the end: no match */
-}
-
-static Value m_match(VM *vm, int argc, Value *argv, Dict *kwargs) {
-    kw_none(vm, "match", kwargs);
-    Code *c = as_code(vm, "match", argc, argv);
-    arg_count(vm, "match", argc - 1, 4, 4);
-    Subject s;
-    subject_of(vm, c, argv[1], &s);
-    size_t start, end;
-    bounds(vm, &s, argv[2], argv[3], &start, &end);
-    if (start > end) return NONE_VAL;
-    int64_t mode = arg_int(vm, "match", argv[4]);
-    uint32_t opts = mode == 1 ? PCRE2_ANCHORED : mode == 2 ? PCRE2_ANCHORED | PCRE2_ENDANCHORED : 0;
-    bool found;
-    return match_once(vm, c, &s, start, end, opts, &found);
-}
-
-/* Successive matches as re.finditer finds them: after an empty match the
-** next may start at the same place only if it is not empty (CPython 3.7+). */
-static Value m_scan(VM *vm, int argc, Value *argv, Dict *kwargs) {
-    kw_none(vm, "scan", kwargs);
-    Code *c = as_code(vm, "scan", argc, argv);
-    arg_count(vm, "scan", argc - 1, 4, 4);
-    Subject s;
-    subject_of(vm, c, argv[1], &s);
-    size_t start, end;
-    bounds(vm, &s, argv[2], argv[3], &start, &end);
-    int64_t limit = IS_NONE(argv[4]) ? -1 : arg_int(vm, "scan", argv[4]);
-    List *out = list_new(vm, 0);
-    Value outv = OBJ_VAL(out);
-    vm_push_root(vm, outv);
-    uint32_t opts = 0;
-    while (start <= end && (limit < 0 || out->len < limit)) {
-        bool found;
-        Value m = match_once(vm, c, &s, start, end, opts, &found);
-        if (!found) break;
-        list_append(vm, out, m);
-        PCRE2_SIZE *ov = pcre2_get_ovector_pointer(c->md);
-        size_t a = ov[0], b = ov[1];
-        if (b > a) {
-            start = b;
-            opts = 0;
-        } else {
-            start = b;
-            opts = PCRE2_NOTEMPTY_ATSTART;
-        }
-        (void)a;
-    }
+    buf_put(vm, &b, sj.s + last, sj.len - last);
+    Value r;
+    if (n == 0)
+        r = sj.v;
+    else if (IS_STR(vm, sj.v))
+        r = OBJ_VAL(str_new_data(vm, b.p ? b.p : "", b.n));
+    else
+        r = OBJ_VAL(bytes_new(vm, b.p ? b.p : "", (int64_t)b.n));
+    if (b.p) gc_free(vm, b.p, b.cap);
+    vm_push_root(vm, r);
+    Value pair[2] = {r, INT_VAL(n)};
+    Value t = OBJ_VAL(tuple_from_array(vm, 2, pair));
     vm_pop_roots(vm, 1);
-    return outv;
-}
-
-/* substr(s, b0, b1): the str (or bytes) between byte offsets b0 and b1 of
-** s, which the engine reported (character boundaries); b1 -1: the end. */
-static Value f_substr(VM *vm, int argc, Value *argv, Dict *kwargs) {
-    kw_none(vm, "substr", kwargs);
-    arg_count(vm, "substr", argc, 3, 3);
-    int64_t b0 = arg_int(vm, "substr", argv[1]), b1 = arg_int(vm, "substr", argv[2]);
-    if (IS_STR(vm, argv[0])) {
-        Str *str = AS_STR(argv[0]);
-        if (b1 == -1) b1 = str->len;
-        if (b0 < 0 || b1 < b0 || b1 > str->len) vm_raise_kind(vm, ValueError, "substr: bad byte range");
-        if (b0 == 0 && b1 == str->len) return argv[0];
-        return STR_VAL(str_new(vm, str->chars + b0, (size_t)(b1 - b0)));
-    }
-    BufferView v;
-    buffer_need(vm, argv[0], &v);
-    if (b0 < 0 || b1 < b0 || b1 > v.len) vm_raise_kind(vm, ValueError, "substr: bad byte range");
-    return OBJ_VAL(bytes_new(vm, v.buf + b0, b1 - b0));
-}
-
-static Value m_groups(VM *vm, int argc, Value *argv, Dict *kw) {
-    (void)kw;
-    return INT_VAL(as_code(vm, "groups", argc, argv)->groups);
-}
-
-static Value m_names(VM *vm, int argc, Value *argv, Dict *kw) {
-    (void)kw;
-    return as_code(vm, "names", argc, argv)->names;
+    return t;
 }
 
 static Type *code_type(VM *vm) {
     Type *t = STDLIB_FIND_TYPE(vm, finalize, code_finalize);
     if (t) return t;
-    t = type_new_builtin(vm, "_Code", vm->t_object, 0);
-    t->mark = code_mark;
+    t = type_new_builtin(vm, "_re.Code", vm->t_object, 0);
     t->finalize = code_finalize;
-    type_add_method(vm, t, "match", m_match);
-    type_add_method(vm, t, "scan", m_scan);
-    type_add_method(vm, t, "groups", m_groups);
-    type_add_method(vm, t, "names", m_names);
     class_allow_subclass(vm, t, false);
     return t;
 }
 
 static Module *build_re_engine(VM *vm) {
-    Module *m = module_new(vm, str_cstr(vm, "_gpy_re"));
+    Module *m = module_new(vm, str_cstr(vm, "_re"));
     vm_push_root(vm, OBJ_VAL(m));
-    module_add_function(vm, m, "compile", f_compile);
-    module_add_function(vm, m, "substr", f_substr);
-    dict_set_cstr(vm, m->dict, "Code", OBJ_VAL(code_type(vm)));
+    code_type(vm);
+    module_add_function(vm, m, "compile", r_compile);
+    module_add_function(vm, m, "exec", r_exec);
+    module_add_function(vm, m, "scan", r_scan);
+    module_add_function(vm, m, "findall", r_findall);
+    module_add_function(vm, m, "slice", r_slice);
+    module_add_function(vm, m, "subt", r_subt);
     vm_pop_roots(vm, 1);
     return m;
 }
 
-void re_engine_register(VM *vm) { module_register_native(vm, "_gpy_re", build_re_engine); }
+void re_engine_register(VM *vm) { module_register_native(vm, "_re", build_re_engine); }

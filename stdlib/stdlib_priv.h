@@ -41,9 +41,10 @@ void heapq_register(VM *vm);
 void bisect_register(VM *vm);
 void image_register(VM *vm); /* png.c: _gpy_image */
 void zlib_register(VM *vm);  /* zlib_module.c */
-void re_engine_register(VM *vm); /* re_engine.c: _gpy_re */
 /* stdlib/gpy_modules.c: registers the modules written in gpy */
 void gpy_modules_register(VM *vm);
+/* stdlib/re_engine.c: registers _re (PCRE2) */
+void re_engine_register(VM *vm);
 
 /* ---- stdlib/file.c: file objects, open() ---- */
 void file_init(VM *vm);
