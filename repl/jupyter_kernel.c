@@ -153,11 +153,12 @@ static void *reader_main(void *ud) {
             if (!(p[i].revents & (POLLIN | POLLHUP))) continue;
             pthread_mutex_lock(&k->iopub_lock);
             k->reader_busy = true;
+            bool in_cell = k->in_cell;
             pthread_mutex_unlock(&k->iopub_lock);
             ssize_t n = read(p[i].fd, buf, sizeof buf);
             if (n <= 0) return NULL;
-            if (i == 0 && k->in_cell) stream(k, "stdout", buf, (size_t)n);
-            else if (i == 1 && k->in_cell) {
+            if (i == 0 && in_cell) stream(k, "stdout", buf, (size_t)n);
+            else if (i == 1 && in_cell) {
                 pthread_mutex_lock(&k->iopub_lock);
                 jb_putn(&k->err_text, buf, (size_t)n);
                 pthread_mutex_unlock(&k->iopub_lock);

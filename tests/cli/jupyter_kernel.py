@@ -19,6 +19,7 @@ spec = json.load(open(os.path.join(prefix, 'share/jupyter/kernels/gpy/kernel.jso
 check('kernelspec', spec['argv'][1:] == ['--jupyter-kernel', '-f', '{connection_file}']
       and spec['display_name'] == 'gpy' and spec['interrupt_mode'] == 'signal', spec)
 os.environ['JUPYTER_PATH'] = os.path.join(prefix, 'share/jupyter')
+os.environ['GPY_DEVICE'] = 'cpu'
 km = KernelManager(kernel_name='gpy')
 km.start_kernel()
 kc = km.client()
@@ -75,9 +76,9 @@ check('stdout before error', text(outs) == 'before\n' and r['ename'] == 'NameErr
       and r['evalue'] == "name 'undefined_name' is not defined", (r, outs))
 
 # silent cells do not count or publish
-r, outs = run('print("quiet")' if False else 'y = 1')
+r, outs = run('y = 1')
 before = r['execution_count']
-msg_id = kc.execute('z = 2', silent=True)
+kc.execute('z = 2', silent=True)
 rs = kc.get_shell_msg(timeout=10)['content']
 r, outs = run('z')
 check('silent', r['execution_count'] == before + 1 and
@@ -107,13 +108,39 @@ check('magic', r['status'] == 'ok' and 'Wall time' in text(outs) + ''.join(
     c['data']['text/plain'] for t, c in outs if t == 'execute_result'), outs)
 
 # interrupt a running loop: KeyboardInterrupt, state intact
-msg_id = kc.execute('n = 0\nwhile True:\n    n += 1\n')
+kc.execute('n = 0\nwhile True:\n    n += 1\n')
 time.sleep(0.5)
 km.interrupt_kernel()
 reply = kc.get_shell_msg(timeout=20)['content']
 check('interrupt', reply['status'] == 'error' and reply['ename'] == 'KeyboardInterrupt', reply)
 r, outs = run('print(n > 0, f(2))')
 check('after interrupt', text(outs) == 'True 6\n', outs)
+
+# a CPU-device kernel: its prints reach the notebook; an interrupt stops a long launch
+# and the next launch runs correctly (1 + sum(k % 7 for k in range(10)) = 25, by hand)
+r, outs = run('''from numba import cuda
+import numpy as np
+@cuda.jit
+def spin(out, n):
+    i = cuda.grid(1)
+    s = 1
+    for k in range(n):
+        s += k % 7
+    out[i] = s
+    if i == 0:
+        print("kernel says", s)
+out = cuda.to_device(np.zeros(64 * 2000, dtype=np.int64))
+spin[1, 64](out, 10)
+cuda.synchronize()
+''')
+check('kernel print', text(outs) == 'kernel says 25\n', (r, outs))
+kc.execute('spin[2000, 64](out, 10**7)\ncuda.synchronize()')
+time.sleep(1.0)
+km.interrupt_kernel()
+reply = kc.get_shell_msg(timeout=30)['content']
+check('interrupt kernel', reply['status'] == 'error' and reply['ename'] == 'KeyboardInterrupt', reply)
+r, outs = run('spin[1, 64](out, 10)\ncuda.synchronize()\nint(out.copy_to_host()[5])')
+check('launch after interrupt', [c['data']['text/plain'] for t, c in outs if t == 'execute_result'] == ['25'], (r, outs))
 
 # a message signed with a wrong key is dropped; the kernel keeps serving
 bad = Session(key=b'not-the-key')
