@@ -565,6 +565,11 @@ int jupyter_kernel_run(VM *vm, const char *connection_file) {
         else if (items[1].revents & ZMQ_POLLIN) serve(&k, k.shell);
     }
     vm->print_expr_hook = NULL;
+    /* what is written from now on (exit reports) goes where the kernel's stderr went */
+    fflush(stdout);
+    fflush(stderr);
+    dup2(k.log_fd, 1);
+    dup2(k.log_fd, 2);
     zmq_close(k.shell);
     zmq_close(k.control);
     zmq_close(k.stdin_sock);
