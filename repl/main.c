@@ -16,6 +16,7 @@
 #include "prompt.h"
 #include "open_libs.h"
 #include "gpy.h"
+#include "jupyter_kernel.h"
 #include "signals.h"
 #include "vm.h"
 
@@ -35,6 +36,10 @@ static void usage(FILE *out) {
           "  --version   print the version and build information and exit\n"
           "  --ast FILE  print the syntax tree of FILE\n"
           "  --dis FILE  print the bytecode of FILE\n"
+          "  --jupyter-kernel -f CONNECTION_FILE\n"
+          "              serve as a Jupyter kernel (docs/repl.md)\n"
+          "  --install-kernel [--user | --prefix P]\n"
+          "              write the Jupyter kernelspec of this gpy\n"
           "Arguments:\n"
           "  file        program read from script file\n"
           "  -           program read from stdin\n"
@@ -280,7 +285,7 @@ static int run_stdin(VM *vm) {
 int main(int argc, char **argv) {
     setvbuf(stdout, NULL, isatty(1) ? _IOLBF : _IOFBF, 0);
 
-    enum { MODE_REPL, MODE_FILE, MODE_CMD, MODE_STDIN } mode = MODE_REPL;
+    enum { MODE_REPL, MODE_FILE, MODE_CMD, MODE_STDIN, MODE_JUPYTER } mode = MODE_REPL;
     const char *target = NULL;
     int first_arg = argc; /* index of the first argv entry passed to the program */
     for (int i = 1; i < argc; i++) {
@@ -310,6 +315,17 @@ int main(int argc, char **argv) {
             int rc = dump_file(argv[i + 1], a[2] == 'd');
             fflush(stdout);
             return rc;
+        }
+        if (strcmp(a, "--install-kernel") == 0) return jupyter_install_kernel(argc - i - 1, argv + i + 1, argv[0]);
+        if (strcmp(a, "--jupyter-kernel") == 0) {
+            if (i + 2 >= argc || strcmp(argv[i + 1], "-f") != 0) {
+                fprintf(stderr, "gpy: usage: gpy --jupyter-kernel -f CONNECTION_FILE\n");
+                return 2;
+            }
+            mode = MODE_JUPYTER;
+            target = argv[i + 2];
+            first_arg = i + 3;
+            break;
         }
         if (strcmp(a, "-c") == 0) {
             if (i + 1 >= argc) {
@@ -373,6 +389,7 @@ int main(int argc, char **argv) {
     case MODE_FILE: rc = vm_run_file(vm, target); break;
     case MODE_CMD: rc = vm_run_source(vm, "<string>", target, strlen(target)); break;
     case MODE_STDIN: rc = run_stdin(vm); break;
+    case MODE_JUPYTER: rc = jupyter_kernel_run(vm, target); break;
     default: rc = repl(vm); break;
     }
     /* an uncaught KeyboardInterrupt (vm.c gives 128 + SIGINT, unlike sys.exit(130)) */

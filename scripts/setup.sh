@@ -18,6 +18,8 @@ command -v g++ >/dev/null || need+=(g++)   # tests/embed: the C++ consumer
 [ -f /usr/include/zlib.h ] || need+=(zlib1g-dev)
 [ -f /usr/include/histedit.h ] || need+=(libedit-dev)   # the interactive prompt's line editor (repl/prompt.c)
 [ -f /usr/include/pcre2.h ] || need+=(libpcre2-dev)   # the re module's matcher (stdlib/re_engine.c)
+[ -f /usr/include/zmq.h ] || need+=(libzmq3-dev)   # the Jupyter kernel's sockets (repl/jupyter_kernel.c)
+[ -f /usr/include/openssl/hmac.h ] || need+=(libssl-dev)   # the Jupyter kernel's message signatures
 [ -e "$(cc -print-file-name=libstdc++.so 2>/dev/null)" ] && [ "$(cc -print-file-name=libstdc++.so)" != libstdc++.so ] || need+=(libstdc++-12-dev)
 if [ "${#need[@]}" -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi

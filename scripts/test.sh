@@ -22,6 +22,15 @@ if [ "$have" != "$NUMPY_VERSION $NUMBA_VERSION" ]; then
   python3 -m pip install -q "numpy==$NUMPY_VERSION" "numba==$NUMBA_VERSION"
 fi
 
+# the Jupyter kernel's test drives it with jupyter_client (a test-only peer,
+# in a venv of its own; tests/cli/jupyter_kernel.sh): installed here, before
+# the suite, so that the test's time limit does not include the download
+GPY_JUPYTER_VENV=${GPY_JUPYTER_VENV:-/tmp/gpy_jupyter_venv}
+if ! "$GPY_JUPYTER_VENV/bin/python" -c 'import jupyter_client' 2>/dev/null; then
+  python3 -m venv "$GPY_JUPYTER_VENV" && "$GPY_JUPYTER_VENV/bin/pip" install -q "jupyter_client==8.6.3"
+fi
+export GPY_JUPYTER_VENV
+
 # CI runs every check: one that cannot run here (a missing tool) fails
 export GPY_TEST_STRICT=1
 log=$(mktemp); trap 'rm -f "$log"' EXIT

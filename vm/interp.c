@@ -868,8 +868,12 @@ static NOINLINE void print_expr(VM *vm, Value v) {
     if (IS_NONE(v)) return;
     Str *s = vm_repr(vm, v);
     vm_push_root(vm, STR_VAL(s));
-    vm_stream_write(vm, vm->sys_stdout, s);
-    vm_stream_write(vm, vm->sys_stdout, vm->single_chars['\n']);
+    if (vm->print_expr_hook) {
+        vm->print_expr_hook(vm, s);
+    } else {
+        vm_stream_write(vm, vm->sys_stdout, s);
+        vm_stream_write(vm, vm->sys_stdout, vm->single_chars['\n']);
+    }
     vm_pop_roots(vm, 1);
     dict_set_str(vm, vm->builtins, vm->single_chars['_'], v);
 }

@@ -321,6 +321,8 @@ struct VM {
     Type *t_bytes, *t_bytearray, *t_memoryview, *t_bytes_iter;
     Type *t_union; /* vm/union_type.c: made by the first X | Y of types */
     Type *t_longrange_iter; /* range_big.c */
+    /* repl/jupyter_kernel.c: an interactive expression's repr goes here instead of sys.stdout */
+    void (*print_expr_hook)(VM *vm, Str *repr);
 };
 
 /* ================= vm.c: creating and destroying a VM ================= */
