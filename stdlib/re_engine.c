@@ -39,20 +39,6 @@ typedef struct Code {
     bool utf;
 } Code;
 
-/* one JIT stack and match context per thread (a thread runs one match at a
-** time: a sub() callback runs after its match returned), because the
-** default 32 KiB JIT stack is too small for deep patterns */
-static _Thread_local pcre2_match_context *match_ctx;
-
-static pcre2_match_context *get_match_ctx(void) {
-    if (!match_ctx) {
-        match_ctx = pcre2_match_context_create(NULL);
-        pcre2_jit_stack *js = pcre2_jit_stack_create(64 * 1024, 16 * 1024 * 1024, NULL);
-        if (match_ctx && js) pcre2_jit_stack_assign(match_ctx, NULL, js);
-    }
-    return match_ctx;
-}
-
 static Type *code_type(VM *vm);
 
 static void code_finalize(VM *vm, Obj *o) {
@@ -97,12 +83,11 @@ static Value r_compile(VM *vm, int argc, Value *argv, Dict *kwargs) {
     if ((opts & PCRE2_CASELESS) && memmem(p, n, "(?", 2)) opts |= PCRE2_NO_START_OPTIMIZE;
     int err;
     PCRE2_SIZE erroff;
-    static _Thread_local pcre2_compile_context *cctx; /* per thread: VMs may compile on several */
-    if (!cctx) {
-        cctx = pcre2_compile_context_create(NULL);
-        if (cctx) pcre2_set_newline(cctx, PCRE2_NEWLINE_LF); /* Python's only line end */
-    }
+    pcre2_compile_context *cctx = pcre2_compile_context_create(NULL);
+    if (!cctx) vm_raise_kind(vm, MemoryError, "out of memory");
+    pcre2_set_newline(cctx, PCRE2_NEWLINE_LF); /* Python's only line end */
     pcre2_code *code = pcre2_compile((PCRE2_SPTR)p, n, opts, &err, &erroff, cctx);
+    pcre2_compile_context_free(cctx);
     if (!code) {
         PCRE2_UCHAR buf[256];
         pcre2_get_error_message(err, buf, sizeof buf);
@@ -203,7 +188,11 @@ static void subject_bounds(VM *vm, Subject *sj, Value vpos, Value vend, size_t *
 /* runs one match; true when found; raises on engine errors */
 static bool run(VM *vm, Code *c, Subject *sj, size_t start, size_t end, uint32_t opts) {
     if (start > end) return false;
-    int rc = pcre2_match(c->code, (PCRE2_SPTR)sj->s, end, start, opts, c->md, get_match_ctx());
+    int rc = pcre2_match(c->code, (PCRE2_SPTR)sj->s, end, start, opts, c->md, NULL);
+    /* the JIT's default 32 KiB stack is too small for this pattern and text:
+    ** the interpreter (which backtracks on the heap) finishes the job */
+    if (rc == PCRE2_ERROR_JIT_STACKLIMIT)
+        rc = pcre2_match(c->code, (PCRE2_SPTR)sj->s, end, start, opts | PCRE2_NO_JIT, c->md, NULL);
     if (rc > 0) {
         /* groups past the highest one set are unset, whatever the vector holds */
         PCRE2_SIZE *ov = pcre2_get_ovector_pointer(c->md);
